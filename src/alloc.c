@@ -1,0 +1,347 @@
+/*
+ * alloc.c: the allocator and the GC_malloc family.
+ *
+ * Small objects come from cursors: a cursor holds the free slots of one
+ * 64-slot window of one block, already claimed in the block's mark bits (see
+ * "mark bits are allocation bits" in internal.h). The fast path pops the
+ * lowest free slot and zeroes it: no lock, no atomic, no write to metadata.
+ * Each thread has its own cache of cursors for the two common kinds; other
+ * kinds use cursors in the collector state, under the lock. Refilling a
+ * cursor sweeps lazily: it reads the next window of the current block, then
+ * the next block of the size class's list, then asks for a new block.
+ * Large objects are block runs, zeroed unless fresh from the OS.
+ * Invariant: a slot is handed out only after its bit is claimed under the
+ * lock; a collection drops every cursor before it clears any bit.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+static __thread struct alloc_cache *tl_cache __attribute__((tls_model("initial-exec")));
+
+size_t alloc_granules(size_t lb) {
+  if (lb > MAX_SMALL_BYTES - gc.extra_bytes) return 0;
+  size_t g = (lb + gc.extra_bytes + GRANULE_BYTES - 1) >> GRANULE_SHIFT;
+  return g ? g : 1;
+}
+
+static inline void zero_object(void *p, size_t bytes) {
+  memset(p, 0, bytes);
+}
+
+static inline void *cursor_pop(struct cursor *c, size_t bytes) {
+  uint64_t bits = c->bits;
+  unsigned i = (unsigned)__builtin_ctzll(bits);
+  c->bits = bits & (bits - 1);
+  return c->base + (size_t)i * bytes;
+}
+
+static uint64_t window_mask(const struct block *b, unsigned w) {
+  unsigned first = w * 64;
+  if (b->nobjs >= first + 64) return ~(uint64_t)0;
+  if (b->nobjs <= first) return 0;
+  return ((uint64_t)1 << (b->nobjs - first)) - 1;
+}
+
+/* Claim the free slots of window w of block b for cursor c. */
+static bool claim_window(struct cursor *c, struct block *b, unsigned w) {
+  uint64_t free_bits = ~b->u.mark[w] & window_mask(b, w);
+  if (!free_bits) return false;
+  b->u.mark[w] |= free_bits;
+  c->bits = free_bits;
+  c->blk = b;
+  c->word = w;
+  c->base = block_addr(b) + (size_t)w * 64 * b->obj_bytes;
+  gc.bytes_since_gc += (size_t)__builtin_popcountll(free_bits) * b->obj_bytes;
+  return true;
+}
+
+/* Lazy sweeping: find free slots for cursor c of (kind, granules). */
+static bool refill(struct cursor *c, int kind, unsigned granules) {
+  if (c->blk) {
+    for (unsigned w = c->word + 1; w < MARK_WORDS; w++)
+      if (claim_window(c, c->blk, w)) return true;
+    c->blk = NULL;
+  }
+  struct size_class_list *cls = &gc.classes[kind][granules];
+  while (cls->sweep) {
+    struct block *b = cls->sweep;
+    cls->sweep = b->next;
+    for (unsigned w = 0; w < MARK_WORDS; w++)
+      if (claim_window(c, b, w)) return true;
+  }
+  return false;
+}
+
+static struct alloc_cache *my_cache_locked(void) {
+  struct alloc_cache *ac = tl_cache;
+  if (!ac) {
+    ac = meta_alloc(sizeof *ac);
+    if (!ac) return &gc.shared_cache;
+    ac->next_cache = gc.caches;
+    gc.caches = ac;
+    tl_cache = ac;
+  }
+  return ac;
+}
+
+static struct cursor *cursor_for_locked(int kind, unsigned granules) {
+  if (kind < CACHED_KINDS) return &my_cache_locked()->c[kind][granules];
+  return &gc.locked_cursors[kind][granules];
+}
+
+/* Claimed-but-unused slots are given back, so uncollectable blocks (whose
+   bits survive collections) do not leak them. */
+static void cursor_drop(struct cursor *c) {
+  if (c->blk && c->bits) c->blk->u.mark[c->word] &= ~c->bits;
+  memset(c, 0, sizeof *c);
+}
+
+void alloc_reset_caches(void) {
+  for (struct alloc_cache *ac = gc.caches; ac; ac = ac->next_cache)
+    for (int k = 0; k < CACHED_KINDS; k++)
+      for (unsigned g = 0; g <= MAX_SMALL_GRANULES; g++) cursor_drop(&ac->c[k][g]);
+  for (int k = 0; k < CACHED_KINDS; k++)
+    for (unsigned g = 0; g <= MAX_SMALL_GRANULES; g++) cursor_drop(&gc.shared_cache.c[k][g]);
+  for (unsigned k = 0; k < MAX_KINDS; k++)
+    for (unsigned g = 0; g <= MAX_SMALL_GRANULES; g++) cursor_drop(&gc.locked_cursors[k][g]);
+}
+
+/* Under the lock: a cursor of (kind, granules) with at least one free slot,
+   or NULL when the heap is exhausted. */
+static struct cursor *ready_cursor_locked(int kind, unsigned granules) {
+  for (;;) {
+    struct cursor *c = cursor_for_locked(kind, granules);
+    if (c->bits || refill(c, kind, granules)) return c;
+    if (gc.blocks_in_use + 1 > gc.heap_budget / BLOCK_BYTES && !gc_make_room(1)) return NULL;
+    /* gc_make_room may have collected: cursors were dropped and the size
+       class has a new sweep list; try it before taking a new block. */
+    c = cursor_for_locked(kind, granules);
+    if (refill(c, kind, granules)) return c;
+    struct block *b = heap_new_small_block(kind, granules);
+    if (!b) return NULL;
+    if (claim_window(c, b, 0)) return c;
+  }
+}
+
+void *alloc_small_slow(int kind, unsigned granules) {
+  gc_ensure_init();
+  size_t bytes = (size_t)granules * GRANULE_BYTES;
+  LOCK();
+  struct cursor *c = ready_cursor_locked(kind, granules);
+  if (!c) {
+    UNLOCK();
+    return gc_out_of_memory(bytes);
+  }
+  void *p = cursor_pop(c, bytes);
+  UNLOCK();
+  if (gc.kinds[kind].zero_on_alloc) zero_object(p, bytes);
+  return p;
+}
+
+void *alloc_large(int kind, size_t bytes) {
+  gc_ensure_init();
+  if (bytes > ((size_t)1 << ADDRESS_BITS)) return gc_out_of_memory(bytes);
+  bytes = (bytes + GRANULE_BYTES - 1) & ~(GRANULE_BYTES - 1);
+  size_t nblocks = (bytes + BLOCK_BYTES - 1) >> BLOCK_SHIFT;
+  LOCK();
+  if (gc.blocks_in_use + nblocks > gc.heap_budget / BLOCK_BYTES && !gc_make_room(nblocks)) {
+    UNLOCK();
+    return gc_out_of_memory(bytes);
+  }
+  bool zeroed;
+  struct block *h = heap_alloc_blocks(nblocks, &zeroed);
+  if (!h) {
+    UNLOCK();
+    return gc_out_of_memory(bytes);
+  }
+  h->state = BLOCK_LARGE;
+  h->kind = (uint8_t)kind;
+  h->u.large.marked = gc.kinds[kind].uncollectable;
+  h->u.large.bytes = bytes;
+  h->u.large.nblocks = nblocks;
+  h->u.large.prev = NULL;
+  h->next = gc.large;
+  if (gc.large) gc.large->u.large.prev = h;
+  gc.large = h;
+  char *start = block_addr(h);
+  /* Tails point at the head; descriptors are contiguous within a region and
+     found through the page table where the run enters the next region. */
+  struct block *t = h;
+  for (size_t i = 1; i < nblocks; i++) {
+    uintptr_t a = (uintptr_t)start + i * BLOCK_BYTES;
+    t = (a & (REGION_BYTES - 1)) ? t + 1 : pt_block_of(a);
+    t->state = BLOCK_LARGE_TAIL;
+    t->head = h;
+  }
+  gc.blocks_in_use += nblocks;
+  gc.bytes_since_gc += bytes;
+  UNLOCK();
+  if (!zeroed && gc.kinds[kind].zero_on_alloc) zero_object(start, bytes);
+  return start;
+}
+
+void *alloc_generic(size_t lb, int kind) {
+  if (kind < 0 || (unsigned)kind >= MAX_KINDS || !gc.kinds[kind].in_use) {
+    gc_ensure_init();
+    if (kind < 0 || (unsigned)kind >= MAX_KINDS || !gc.kinds[kind].in_use) {
+      gc_warn("GC Warning: allocation of unknown kind %ld\n", (GC_word)kind);
+      return NULL;
+    }
+  }
+  size_t g = alloc_granules(lb);
+  if (g) return alloc_small_slow(kind, (unsigned)g);
+  if (lb > SIZE_MAX - GRANULE_BYTES) return gc_out_of_memory(lb);
+  return alloc_large(kind, lb + gc.extra_bytes);
+}
+
+/* The fast path: a thread-local cursor with a free slot. */
+static inline void *alloc_cached(size_t lb, int kind) {
+  if (LIKELY(lb <= MAX_SMALL_BYTES - 1)) {
+    size_t g = (lb + gc.extra_bytes + GRANULE_BYTES - 1) >> GRANULE_SHIFT;
+    g += (g == 0);
+    struct alloc_cache *ac = tl_cache;
+    if (LIKELY(ac != NULL)) {
+      struct cursor *c = &ac->c[kind][g];
+      if (LIKELY(c->bits != 0)) {
+        size_t bytes = g << GRANULE_SHIFT;
+        void *p = cursor_pop(c, bytes);
+        if (kind == KIND_NORMAL) zero_object(p, bytes);
+        return p;
+      }
+    }
+    return alloc_small_slow(kind, (unsigned)g);
+  }
+  return alloc_generic(lb, kind);
+}
+
+GC_API void *GC_malloc(size_t lb) { return alloc_cached(lb, KIND_NORMAL); }
+GC_API void *GC_malloc_atomic(size_t lb) { return alloc_cached(lb, KIND_PTRFREE); }
+GC_API void *GC_malloc_ignore_off_page(size_t lb) { return alloc_cached(lb, KIND_NORMAL); }
+GC_API void *GC_malloc_atomic_ignore_off_page(size_t lb) { return alloc_cached(lb, KIND_PTRFREE); }
+GC_API void *GC_malloc_uncollectable(size_t lb) { return alloc_generic(lb, KIND_UNCOLLECTABLE); }
+GC_API void *GC_malloc_atomic_uncollectable(size_t lb) {
+  return alloc_generic(lb, KIND_ATOMIC_UNCOLLECTABLE);
+}
+GC_API void *GC_generic_malloc(size_t lb, int k) { return alloc_generic(lb, k); }
+GC_API void *GC_generic_malloc_ignore_off_page(size_t lb, int k) { return alloc_generic(lb, k); }
+GC_API void *GC_generic_malloc_uncollectable(size_t lb, int k) { return alloc_generic(lb, k); }
+
+/* A list of objects of one size linked through their first word. */
+static void *alloc_many(size_t lb, int kind) {
+  size_t g = alloc_granules(lb);
+  if (!g) {
+    void *p = alloc_generic(lb, kind);
+    return p;   /* first word is zero: a one-element list */
+  }
+  gc_ensure_init();
+  size_t bytes = g * GRANULE_BYTES;
+  LOCK();
+  struct cursor *c = ready_cursor_locked(kind, (unsigned)g);
+  if (!c) {
+    UNLOCK();
+    return gc_out_of_memory(bytes);
+  }
+  struct cursor taken = *c;
+  c->bits = 0;
+  UNLOCK();
+  void *list = NULL;
+  while (taken.bits) {
+    void **p = cursor_pop(&taken, bytes);
+    if (gc.kinds[kind].zero_on_alloc) zero_object(p, bytes);
+    *p = list;
+    list = p;
+  }
+  return list;
+}
+
+GC_API void *GC_malloc_many(size_t lb) { return alloc_many(lb, KIND_NORMAL); }
+
+GC_API void GC_generic_malloc_many(size_t lb, int k, void **result) {
+  if (k < 0 || (unsigned)k >= MAX_KINDS) { *result = NULL; return; }
+  *result = alloc_many(lb, k);
+}
+
+void alloc_free(void *p) {
+  if (!p) return;
+  uintptr_t w = (uintptr_t)p;
+  LOCK();
+  struct block *b = pt_block_of(w);
+  if (b && b->state == BLOCK_SMALL) {
+    unsigned i;
+    char *start = small_object_start(b, w, &i);
+    if (start == p) {
+      b->u.mark[i / 64] &= ~((uint64_t)1 << (i % 64));
+      gc.freed_since_gc += b->obj_bytes;
+      UNLOCK();
+      return;
+    }
+  } else if (b && b->state == BLOCK_LARGE && block_addr(b) == p) {
+    if (b->u.large.prev) b->u.large.prev->next = b->next;
+    else gc.large = b->next;
+    if (b->next) b->next->u.large.prev = b->u.large.prev;
+    size_t n = b->u.large.nblocks;
+    gc.freed_since_gc += b->u.large.bytes;
+    gc.blocks_in_use -= n;
+    heap_free_blocks(b, n);
+    UNLOCK();
+    return;
+  }
+  UNLOCK();
+  gc_warn("GC Warning: GC_free of a pointer that is not an object start: %p ignored\n", (GC_word)w);
+}
+
+GC_API void GC_free(void *p) { alloc_free(p); }
+
+GC_API void *GC_realloc(void *p, size_t lb) {
+  if (!p) return GC_malloc(lb);
+  if (lb == 0) { GC_free(p); return NULL; }
+  struct block *b = pt_block_of((uintptr_t)p);
+  size_t old_bytes;
+  int kind;
+  if (b && b->state == BLOCK_SMALL) {
+    unsigned i;
+    if (small_object_start(b, (uintptr_t)p, &i) != p) goto invalid;
+    old_bytes = b->obj_bytes;
+    kind = b->kind;
+  } else if (b && b->state == BLOCK_LARGE && block_addr(b) == p) {
+    old_bytes = b->u.large.bytes;
+    kind = b->kind;
+  } else {
+    goto invalid;
+  }
+  size_t usable = old_bytes - gc.extra_bytes;
+  if (lb <= usable && (lb >= usable / 2 || old_bytes <= 2 * GRANULE_BYTES)) {
+    /* Fits: keep the object, clear what the caller gave up so stale
+       pointers there retain nothing. */
+    if (!gc.kinds[kind].pointer_free) memset((char *)p + lb, 0, usable - lb);
+    return p;
+  }
+  void *q = alloc_generic(lb, kind);
+  if (!q) return NULL;
+  memcpy(q, p, lb < usable ? lb : usable);
+  GC_free(p);
+  return q;
+invalid:
+  gc_warn("GC Warning: GC_realloc of a pointer that is not an object start: %p\n",
+          (GC_word)(uintptr_t)p);
+  return NULL;
+}
+
+GC_API char *GC_strdup(const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  char *copy = GC_malloc_atomic(n);
+  if (copy) memcpy(copy, s, n);
+  return copy;
+}
+
+GC_API char *GC_strndup(const char *s, size_t n) {
+  if (!s) return NULL;
+  size_t len = strnlen(s, n);
+  char *copy = GC_malloc_atomic(len + 1);
+  if (!copy) return NULL;
+  memcpy(copy, s, len);
+  copy[len] = '\0';
+  return copy;
+}

@@ -1,0 +1,240 @@
+/*
+ * collect.c: the collector — initialisation, the phases of a collection,
+ * pacing and heap growth, out-of-memory handling and statistics.
+ *
+ * A collection: drop every allocation cursor; clear the mark bits of
+ * collectable blocks; mark from the roots (mark.c, roots.c) until the mark
+ * stack is empty and no overflow is pending; sweep setup: blocks and large
+ * objects with no marks go back to the block pool, every size class's list
+ * becomes its lazy-sweep list; then pacing for the next cycle.
+ *
+ * Pacing (bdwgc's rule): the heap has a budget (GC_get_heap_size). When a new
+ * block would exceed it, a collection runs if the bytes allocated since the
+ * last one exceed (roots + live pointerful + live pointer-free / 4) divided
+ * by the free-space divisor; otherwise the budget grows by a third (bounded
+ * by GC_set_max_heap_size). Chunks that stay free for GC_UNMAP_THRESHOLD
+ * collections are decommitted.
+ */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+
+#define DEFAULT_INITIAL_HEAP ((size_t)64 << 10)   /* bdwgc's 64 KiB */
+#define MIN_HEAP_GROWTH ((size_t)64 << 10)
+#define MAX_HEAP_GROWTH_UNBOUNDED ((size_t)1 << 40)
+#define DEFAULT_UNMAP_THRESHOLD 6                  /* bdwgc's default */
+
+void gc_default_warn_proc(char *msg, GC_word arg) {
+  fprintf(stderr, msg, arg);
+}
+
+void *gc_default_oom_fn(size_t bytes) {
+  (void)bytes;
+  return NULL;
+}
+
+struct gc_state gc = { .lock = PTHREAD_MUTEX_INITIALIZER, .warn_proc = gc_default_warn_proc };
+
+void gc_warn(const char *msg, GC_word arg) {
+  GC_warn_proc proc = gc.warn_proc ? gc.warn_proc : gc_default_warn_proc;
+  proc((char *)msg, arg);
+}
+
+_Noreturn void gc_abort(const char *msg) {
+  if (GC_on_abort) GC_on_abort(msg);
+  else fprintf(stderr, "%s\n", msg);
+  abort();
+}
+
+static void define_builtin_kinds(void) {
+  gc.kinds[KIND_PTRFREE] = (struct kind){ .descr = GC_DS_LENGTH, .add_size = true,
+      .pointer_free = true, .zero_on_alloc = false, .in_use = true };
+  gc.kinds[KIND_NORMAL] = (struct kind){ .descr = GC_DS_LENGTH, .add_size = true,
+      .zero_on_alloc = true, .in_use = true };
+  gc.kinds[KIND_UNCOLLECTABLE] = (struct kind){ .descr = GC_DS_LENGTH, .add_size = true,
+      .uncollectable = true, .zero_on_alloc = true, .in_use = true };
+  gc.kinds[KIND_ATOMIC_UNCOLLECTABLE] = (struct kind){ .descr = GC_DS_LENGTH, .add_size = true,
+      .pointer_free = true, .uncollectable = true, .zero_on_alloc = false, .in_use = true };
+  gc.n_kinds = KIND_BUILTIN_COUNT;
+}
+
+static size_t round_to_blocks(size_t bytes) {
+  return (bytes + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1);
+}
+
+static void read_environment(void) {
+  size_t sz;
+  long v;
+  if (os_env_size("GC_INITIAL_HEAP_SIZE", &sz) && sz > gc.heap_budget)
+    gc.heap_budget = round_to_blocks(sz);
+  if (os_env_size("GC_MAXIMUM_HEAP_SIZE", &sz) && sz > 0) gc.max_heap = round_to_blocks(sz);
+  if (os_env_long("GC_FREE_SPACE_DIVISOR", &v) && v > 0) GC_free_space_divisor = (GC_word)v;
+  if (os_env_set("GC_DONT_GC")) GC_dont_gc = 1;
+  if (os_env_set("GC_PRINT_STATS")) gc.print_stats = true;
+  if (os_env_long("GC_UNMAP_THRESHOLD", &v) && v >= 0) gc.unmap_threshold = (unsigned long)v;
+}
+
+static void init_locked(void) {
+  gc.extra_bytes = GC_all_interior_pointers ? 1 : 0;
+  gc.valid_offsets[0] = 1;
+  gc.unmap_threshold = DEFAULT_UNMAP_THRESHOLD;
+  if (!gc.heap_budget) gc.heap_budget = DEFAULT_INITIAL_HEAP;
+  define_builtin_kinds();
+  read_environment();
+  if (gc.max_heap && gc.heap_budget > gc.max_heap) gc.heap_budget = gc.max_heap;
+  pt_init();
+  arena_init();
+  heap_init();
+  mark_init();
+  roots_init();
+  gc.initialized = true;
+  gc.min_bytes_allocd = gc.heap_budget / 2;
+  if (!GC_dont_gc) gc_collect_locked("init");
+}
+
+void gc_ensure_init(void) {
+  if (LIKELY(__atomic_load_n(&gc.initialized, __ATOMIC_ACQUIRE))) return;
+  LOCK();
+  if (!gc.initialized) init_locked();
+  UNLOCK();
+}
+
+static void notify(GC_EventType e) {
+  if (gc.on_event) gc.on_event(e);
+}
+
+/* Sweep setup: empty blocks and unmarked large objects go back at once;
+   each size class's list becomes its lazy-sweep list. */
+static void sweep_setup(size_t *live_ptr, size_t *live_atomic) {
+  size_t ptr = 0, atomic = 0;
+  for (unsigned k = 0; k < gc.n_kinds; k++) {
+    const struct kind *kind = &gc.kinds[k];
+    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) {
+      struct size_class_list *cls = &gc.classes[k][g];
+      struct block **link = &cls->blocks;
+      while (*link) {
+        struct block *b = *link;
+        size_t in_use = kind->uncollectable
+            ? (size_t)(__builtin_popcountll(b->u.mark[0]) + __builtin_popcountll(b->u.mark[1]) +
+                       __builtin_popcountll(b->u.mark[2]) + __builtin_popcountll(b->u.mark[3]))
+            : b->n_marks;
+        if (in_use == 0) {
+          *link = b->next;
+          heap_release_small_block(b);
+          continue;
+        }
+        *(kind->pointer_free ? &atomic : &ptr) += in_use * b->obj_bytes;
+        link = &b->next;
+      }
+      cls->sweep = cls->blocks;
+    }
+  }
+  struct block *h = gc.large;
+  while (h) {
+    struct block *next = h->next;
+    if (!h->u.large.marked) {
+      if (h->u.large.prev) h->u.large.prev->next = next;
+      else gc.large = next;
+      if (next) next->u.large.prev = h->u.large.prev;
+      gc.blocks_in_use -= h->u.large.nblocks;
+      heap_free_blocks(h, h->u.large.nblocks);
+    } else {
+      *(gc.kinds[h->kind].pointer_free ? &atomic : &ptr) += h->u.large.bytes;
+    }
+    h = next;
+  }
+  *live_ptr = ptr;
+  *live_atomic = atomic;
+}
+
+static void update_pacing(void) {
+  GC_word divisor = GC_free_space_divisor ? GC_free_space_divisor : 1;
+  size_t scan = gc.root_bytes + gc.live_ptr_bytes + gc.live_atomic_bytes / 4;
+  gc.min_bytes_allocd = scan / divisor;
+  if (gc.min_bytes_allocd < MIN_HEAP_GROWTH) gc.min_bytes_allocd = MIN_HEAP_GROWTH;
+}
+
+void gc_collect_locked(const char *reason) {
+  if (gc.collecting) return;
+  gc.collecting = true;
+  uint64_t t0 = os_now_ns();
+  notify(GC_EVENT_START);
+
+  alloc_reset_caches();
+  mark_clear_all();
+  notify(GC_EVENT_MARK_START);
+  gc.root_bytes = roots_mark_all();
+  mark_finish();
+  notify(GC_EVENT_MARK_END);
+
+  notify(GC_EVENT_RECLAIM_START);
+  sweep_setup(&gc.live_ptr_bytes, &gc.live_atomic_bytes);
+  notify(GC_EVENT_RECLAIM_END);
+
+  GC_gc_no++;
+  gc.bytes_since_gc = 0;
+  gc.freed_since_gc = 0;
+  update_pacing();
+  size_t live = gc.live_ptr_bytes + gc.live_atomic_bytes;
+  if (gc.heap_budget < gc.blocks_in_use * BLOCK_BYTES) gc.heap_budget = gc.blocks_in_use * BLOCK_BYTES;
+  if (gc.unmap_threshold) arena_decommit_idle(GC_gc_no, gc.unmap_threshold);
+
+  uint64_t pause = os_now_ns() - t0;
+  gc.last_pause_ns = pause;
+  gc.total_pause_ns += pause;
+  if (pause > gc.max_pause_ns) gc.max_pause_ns = pause;
+  gc.collecting = false;
+  notify(GC_EVENT_END);
+  if (gc.print_stats)
+    fprintf(stderr,
+            "bibop: GC #%lu (%s): %.3f ms, heap %zu KiB, live %zu KiB in %lu objects, "
+            "committed %zu KiB\n",
+            (unsigned long)GC_gc_no, reason, pause / 1e6, gc.heap_budget >> 10, live >> 10,
+            gc.marked_objects, arena_committed_bytes() >> 10);
+}
+
+static bool fits(size_t nblocks) {
+  return gc.blocks_in_use + nblocks <= gc.heap_budget / BLOCK_BYTES;
+}
+
+/* Grow the budget so that nblocks more fit, by a third of the heap at least;
+   false if the maximum heap size forbids it. */
+static bool expand_budget(size_t nblocks) {
+  size_t needed = (gc.blocks_in_use + nblocks) * BLOCK_BYTES;
+  GC_word divisor = GC_free_space_divisor ? GC_free_space_divisor : 1;
+  size_t grown = gc.heap_budget + gc.heap_budget / divisor;
+  if (grown < gc.heap_budget + MIN_HEAP_GROWTH) grown = gc.heap_budget + MIN_HEAP_GROWTH;
+  if (grown < needed) grown = needed;
+  if (gc.max_heap && grown > gc.max_heap) grown = gc.max_heap;
+  if (grown < needed) return false;
+  gc.heap_budget = round_to_blocks(grown);
+  return true;
+}
+
+bool gc_make_room(size_t nblocks) {
+  if (fits(nblocks)) return true;
+  bool may_collect = !GC_dont_gc && !gc.collecting;
+  if (may_collect && (gc.bytes_since_gc >= gc.min_bytes_allocd || GC_dont_expand)) {
+    gc_collect_locked("allocation");
+    if (fits(nblocks)) return true;
+  }
+  if (expand_budget(nblocks)) return true;
+  /* At the limit: one more collection may free enough. */
+  if (may_collect && gc.bytes_since_gc > 0) {
+    gc_collect_locked("heap limit");
+    if (fits(nblocks) || expand_budget(nblocks)) return true;
+  }
+  return false;
+}
+
+void *gc_out_of_memory(size_t bytes) {
+  gc_warn("GC Warning: Out of Memory! Heap size: %lu MiB. Returning NULL!\n",
+          (GC_word)(gc.heap_budget >> 20));
+  GC_oom_func fn = GC_oom_fn ? GC_oom_fn : gc_default_oom_fn;
+  return fn(bytes);
+}

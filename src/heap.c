@@ -1,0 +1,171 @@
+/*
+ * heap.c: blocks, free block runs and size classes. The heap is the set of
+ * chunks taken from the arena; inside them, blocks are SMALL (one kind and
+ * size class), LARGE (+ tails) or FREE. Free blocks form runs that never
+ * cross a chunk boundary, kept coalesced and bucketed by length; a chunk that
+ * becomes one whole free run goes back to the arena at once (with its
+ * descriptors dropped). Objects larger than a chunk take whole chunk runs
+ * from the arena directly.
+ * Invariants: a free run's first block has state FREE and its length, its
+ * last block has state FREE and points to the first; blocks in between read
+ * FREE or UNUSED, which the marker skips alike. All under the allocation lock.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+#define EXACT_RUN_BUCKETS 32
+#define RUN_BUCKETS (EXACT_RUN_BUCKETS + 5)   /* then 33-64, ..., 257-512 */
+
+static struct block *run_buckets[RUN_BUCKETS + 1];
+
+static unsigned bucket_of(size_t nblocks) {
+  if (nblocks <= EXACT_RUN_BUCKETS) return (unsigned)nblocks;
+  unsigned b = EXACT_RUN_BUCKETS;
+  size_t limit = EXACT_RUN_BUCKETS;
+  while (nblocks > limit) { limit *= 2; b++; }
+  return b;
+}
+
+void heap_init(void) {}
+
+size_t heap_blocks_in_use(void) { return gc.blocks_in_use; }
+
+static size_t block_index_in_chunk(const struct block *b) {
+  return (size_t)(b - block_array_of(b)) & (BLOCKS_PER_CHUNK - 1);
+}
+
+static void run_unlink(struct block *head) {
+  unsigned k = bucket_of(head->u.run.nblocks);
+  if (head->u.run.prev) head->u.run.prev->next = head->next;
+  else run_buckets[k] = head->next;
+  if (head->next) head->next->u.run.prev = head->u.run.prev;
+}
+
+/* Make [head, head+n) a free run and file it; n never crosses a chunk. */
+static void run_insert(struct block *head, size_t n) {
+  head->state = BLOCK_FREE;
+  head->u.run.nblocks = n;
+  struct block *last = head + n - 1;
+  last->state = BLOCK_FREE;
+  last->head = head;
+  unsigned k = bucket_of(n);
+  head->u.run.prev = NULL;
+  head->next = run_buckets[k];
+  if (head->next) head->next->u.run.prev = head;
+  run_buckets[k] = head;
+}
+
+/* Free [first, first+n) inside one chunk: coalesce with free neighbours in
+   the same chunk; a whole free chunk goes back to the arena. */
+static void free_within_chunk(struct block *first, size_t n) {
+  memset(first, 0, n * sizeof *first);           /* no stale object states */
+  size_t idx = block_index_in_chunk(first);
+  if (idx > 0 && first[-1].state == BLOCK_FREE) {
+    struct block *prev_head = first[-1].head;
+    size_t pn = prev_head->u.run.nblocks;
+    run_unlink(prev_head);
+    first[-1].state = BLOCK_UNUSED;
+    first[-1].head = NULL;
+    first = prev_head;
+    n += pn;
+    idx -= pn;
+  }
+  if (idx + n < BLOCKS_PER_CHUNK && first[n].state == BLOCK_FREE) {
+    struct block *next_head = &first[n];
+    size_t nn = next_head->u.run.nblocks;
+    run_unlink(next_head);
+    next_head->state = BLOCK_UNUSED;
+    next_head->u.run.nblocks = 0;
+    n += nn;
+  }
+  if (n == BLOCKS_PER_CHUNK) {
+    char *chunk = block_addr(first);
+    pt_drop_descriptors(first, BLOCKS_PER_CHUNK);
+    arena_free_chunks(chunk, 1);
+    return;
+  }
+  run_insert(first, n);
+}
+
+void heap_free_blocks(struct block *first, size_t nblocks) {
+  while (nblocks) {
+    size_t idx = block_index_in_chunk(first);
+    size_t in_chunk = BLOCKS_PER_CHUNK - idx;
+    if (in_chunk > nblocks) in_chunk = nblocks;
+    /* A descriptor array covers a region; chunks never straddle regions,
+       so the next chunk's descriptors are found through the page table. */
+    char *next_addr = block_addr(first) + in_chunk * BLOCK_BYTES;
+    free_within_chunk(first, in_chunk);
+    nblocks -= in_chunk;
+    if (nblocks) first = pt_block_of((uintptr_t)next_addr);
+  }
+}
+
+/* A run of n <= BLOCKS_PER_CHUNK blocks from the free runs, or from a new
+   chunk. */
+static struct block *alloc_run(size_t n, bool *zeroed) {
+  for (unsigned k = bucket_of(n); k <= RUN_BUCKETS; k++) {
+    for (struct block *h = run_buckets[k]; h; h = h->next) {
+      size_t have = h->u.run.nblocks;
+      if (have < n) continue;
+      run_unlink(h);
+      struct block *last = h + have - 1;
+      last->state = BLOCK_UNUSED;
+      last->head = NULL;
+      if (have > n) run_insert(h + n, have - n);
+      h->state = BLOCK_UNUSED;
+      h->u.run.nblocks = 0;
+      h->next = NULL;
+      h->u.run.prev = NULL;
+      *zeroed = false;
+      return h;
+    }
+  }
+  bool fresh;
+  char *chunk = arena_alloc_chunks(1, &fresh);
+  if (!chunk) return NULL;
+  struct block *h = pt_block_of((uintptr_t)chunk);
+  if (n < BLOCKS_PER_CHUNK) run_insert(h + n, BLOCKS_PER_CHUNK - n);
+  *zeroed = fresh;
+  return h;
+}
+
+struct block *heap_alloc_blocks(size_t nblocks, bool *zeroed) {
+  if (nblocks <= BLOCKS_PER_CHUNK) return alloc_run(nblocks, zeroed);
+  size_t nchunks = (nblocks + BLOCKS_PER_CHUNK - 1) / BLOCKS_PER_CHUNK;
+  bool fresh;
+  char *start = arena_alloc_chunks(nchunks, &fresh);
+  if (!start) return NULL;
+  size_t spare = nchunks * BLOCKS_PER_CHUNK - nblocks;
+  if (spare) {
+    char *tail = start + nblocks * BLOCK_BYTES;
+    run_insert(pt_block_of((uintptr_t)tail), spare);
+  }
+  *zeroed = fresh;
+  return pt_block_of((uintptr_t)start);
+}
+
+struct block *heap_new_small_block(int kind, unsigned granules) {
+  bool zeroed;
+  struct block *b = heap_alloc_blocks(1, &zeroed);
+  if (!b) return NULL;
+  uint32_t bytes = (uint32_t)granules * GRANULE_BYTES;
+  memset(b, 0, sizeof *b);
+  b->state = BLOCK_SMALL;
+  b->kind = (uint8_t)kind;
+  b->granules = (uint16_t)granules;
+  b->obj_bytes = bytes;
+  b->nobjs = (uint16_t)(BLOCK_BYTES / bytes);
+  b->recip = reciprocal_of(bytes);
+  struct size_class_list *cls = &gc.classes[kind][granules];
+  b->next = cls->blocks;
+  cls->blocks = b;
+  gc.blocks_in_use++;
+  return b;
+}
+
+void heap_release_small_block(struct block *b) {
+  gc.blocks_in_use--;
+  heap_free_blocks(b, 1);
+}

@@ -1,0 +1,366 @@
+/*
+ * internal.h: bibop's internal types and the memory layout they describe.
+ * Owns no state itself; every module's shared declarations live here.
+ *
+ * THE LAYOUT
+ *
+ * Address space is taken from the OS in REGIONS of 256 MiB, aligned to
+ * 256 MiB and reserved PROT_NONE (arena.c). A region is cut into CHUNKS of
+ * 2 MiB, the unit of commit, decommit and huge pages. A chunk handed to the
+ * heap is cut into BLOCKS of 4 KiB, the unit of size-segregation: a block
+ * holds objects of one size class and one kind (a SMALL block), or is part of
+ * one LARGE object (a run of blocks: head block + tail blocks), or is FREE.
+ *
+ * Every region has a descriptor mapping (pagetable.c), allocated outside the
+ * heap: one page of region information followed by an array of 65,536 block
+ * descriptors (struct block, 64 bytes each), one per 4 KiB of the region. The
+ * array is reserved with MAP_NORESERVE and only the entries of committed
+ * chunks are ever touched; a chunk that goes back to the arena has its
+ * descriptors' pages dropped, so they read as zero = BLOCK_UNUSED.
+ *
+ * The PAGE TABLE is one static array of 2^20 pointers indexed by addr >> 28
+ * (the 48-bit user address space). An entry is NULL (the address is not in
+ * any region of ours) or points at the region's block descriptor array.
+ * Classifying any machine word w is therefore:
+ *
+ *     blocks = pt_table[w >> 28]           load 1 (NULL: not ours, skip)
+ *     b = &blocks[(w >> 12) & 0xffff]      index arithmetic, no load
+ *     b->state, b->obj_bytes, b->recip     load 2 (one cache line)
+ *     index = ((w & 4095) * b->recip) >> 32  object number, no division
+ *
+ * and a tail block of a large object costs one more load (b->head).
+ *
+ * INVARIANTS (kept by the modules named)
+ *  1. The marker dereferences only addresses whose block descriptor says
+ *     SMALL or LARGE/LARGE_TAIL, i.e. committed memory owned by the heap, or
+ *     root ranges it was asked to scan (mark.c, heap.c, arena.c).
+ *  2. Objects never move.
+ *  3. Mark bits live in the block descriptors, never in objects; atomic
+ *     objects are never read by the collector; a free object is written only
+ *     when it is handed out (alloc.c zeroes it then).
+ *  4. A block holds one size class and one kind; object start from an
+ *     interior address is a multiplication by a reciprocal (heap.c).
+ *  5. Every object reachable from a root at the start of a collection
+ *     survives it with unchanged contents (collect.c, mark.c).
+ *  6. Collectable allocations return zeroed memory (alloc.c).
+ *  7. The collector's metadata is never scanned as a root (roots.c excludes
+ *     our own data) and never holds the only pointer to an object.
+ *
+ * MARK BITS ARE ALLOCATION BITS. In a small block, a set bit means "in use":
+ * allocation claims free slots by setting their bits, a collection clears the
+ * bits of collectable blocks and marking sets those of reachable objects, so
+ * after marking the clear bits are exactly the free slots. Sweeping is
+ * therefore reading the bits (lazily, when a size class needs a block);
+ * blocks with no marks go back to the block pool right after marking.
+ * Uncollectable blocks keep their bits across collections (GC_free clears).
+ */
+#ifndef BIBOP_INTERNAL_H
+#define BIBOP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include "gc/gc.h"
+#include "gc/gc_mark.h"
+#include "bibop.h"
+
+#define BIBOP_INTERNAL __attribute__((visibility("hidden")))
+
+/* Exported by bdwgc's library but declared in none of its public headers. */
+extern __attribute__((visibility("default"))) GC_abort_func GC_on_abort;
+extern __attribute__((visibility("default"))) void (*GC_push_other_roots)(void);
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- geometry ---------------------------------------------------------- */
+
+#define GRANULE_SHIFT 4
+#define GRANULE_BYTES ((size_t)1 << GRANULE_SHIFT)        /* bdwgc's granule */
+#define BLOCK_SHIFT 12
+#define BLOCK_BYTES ((size_t)1 << BLOCK_SHIFT)
+#define CHUNK_SHIFT 21                                    /* 2 MiB: a huge page */
+#define CHUNK_BYTES ((size_t)1 << CHUNK_SHIFT)
+#define BLOCKS_PER_CHUNK (CHUNK_BYTES / BLOCK_BYTES)      /* 512 */
+#define REGION_SHIFT 28                                   /* 256 MiB */
+#define REGION_BYTES ((size_t)1 << REGION_SHIFT)
+#define BLOCKS_PER_REGION (REGION_BYTES / BLOCK_BYTES)    /* 65,536 */
+#define CHUNKS_PER_REGION (REGION_BYTES / CHUNK_BYTES)    /* 128 */
+#define ADDRESS_BITS 48                                   /* x86-64, aarch64 user space */
+#define PT_ENTRIES ((size_t)1 << (ADDRESS_BITS - REGION_SHIFT))
+
+/* Small objects: up to 2 KiB, one size class per granule count, as bdwgc
+   (so GC_size answers what bdwgc answers). Larger ones are block runs. */
+#define MAX_SMALL_GRANULES 128
+#define MAX_SMALL_BYTES (MAX_SMALL_GRANULES * GRANULE_BYTES)
+#define MAX_OBJS_PER_BLOCK (BLOCK_BYTES / GRANULE_BYTES)  /* 256 */
+#define MARK_WORDS (MAX_OBJS_PER_BLOCK / 64)              /* 4 */
+
+/* ---- kinds --------------------------------------------------------------- */
+
+/* bdwgc's kind numbers: clients pass them to GC_generic_malloc. */
+enum { KIND_PTRFREE = 0, KIND_NORMAL = 1, KIND_UNCOLLECTABLE = 2,
+       KIND_ATOMIC_UNCOLLECTABLE = 3, KIND_BUILTIN_COUNT = 4 };
+#define MAX_KINDS 16
+#define CACHED_KINDS 2   /* PTRFREE and NORMAL have per-thread caches */
+
+struct kind {
+  GC_word descr;       /* mark descriptor template (GC_DS_* encoding) */
+  bool add_size;       /* descriptor length is the object size */
+  bool pointer_free;   /* never scanned */
+  bool uncollectable;  /* never reclaimed, scanned as a root */
+  bool zero_on_alloc;  /* hand out zeroed memory */
+  bool in_use;
+};
+
+/* ---- block descriptors --------------------------------------------------- */
+
+enum block_state {
+  BLOCK_UNUSED = 0,   /* not part of the heap (zero page reads as this) */
+  BLOCK_FREE,         /* committed, in a free run */
+  BLOCK_SMALL,        /* objects of one size class */
+  BLOCK_LARGE,        /* first block of a large object */
+  BLOCK_LARGE_TAIL    /* later block of a large object: see head */
+};
+
+struct block {
+  uint8_t state;       /* enum block_state */
+  uint8_t kind;
+  uint16_t granules;   /* SMALL: object size in granules */
+  uint16_t nobjs;      /* SMALL: objects in the block */
+  uint16_t n_marks;    /* SMALL: bits set by the last marking */
+  uint32_t obj_bytes;  /* SMALL: object size in bytes */
+  uint32_t recip;      /* SMALL: ceil(2^32 / obj_bytes), for object index */
+  union {
+    uint64_t mark[MARK_WORDS];              /* SMALL: one bit per object */
+    struct {                                /* LARGE head */
+      uint64_t marked;
+      size_t bytes;                         /* object size (granule multiple) */
+      size_t nblocks;
+      struct block *prev;                   /* in heap.large list */
+    } large;
+    struct {                                /* FREE: first block of a run */
+      size_t nblocks;
+      struct block *prev;                   /* in a free-run bucket */
+    } run;
+  } u;
+  struct block *head;  /* LARGE_TAIL: the head; FREE, last block of a run: run head */
+  struct block *next;  /* list link (class list, large list, free-run bucket) */
+};
+_Static_assert(sizeof(struct block) == 64, "block descriptor is one cache line");
+
+/* Descriptor array of a region comes right after one page of region info. */
+struct region_info {
+  char *base;                          /* start of the 256 MiB region */
+  uint8_t chunk_committed[CHUNKS_PER_REGION];
+  uint8_t chunk_dirty[CHUNKS_PER_REGION];   /* may hold nonzero bytes */
+  uint32_t chunk_freed_at[CHUNKS_PER_REGION]; /* gc_no when it became free */
+};
+#define REGION_INFO_BYTES 4096
+_Static_assert(sizeof(struct region_info) <= REGION_INFO_BYTES, "region info fits its page");
+
+/* ---- the page table (pagetable.c) ---------------------------------------- */
+
+struct meta_vec;
+/* A range registered through bibop.h (static or foreign). */
+struct pt_range { uintptr_t lo, hi; bibop_addr_class cls; };
+
+BIBOP_INTERNAL extern struct block *pt_table[PT_ENTRIES];
+
+/* The descriptor of the block containing w, or NULL if w is in no region of
+   ours. Two loads at most: the table entry, then (by the caller) the block. */
+static inline struct block *pt_block_of(uintptr_t w) {
+  if (UNLIKELY(w >> ADDRESS_BITS)) return NULL;
+  struct block *blocks = pt_table[w >> REGION_SHIFT];
+  if (!blocks) return NULL;
+  return &blocks[(w >> BLOCK_SHIFT) & (BLOCKS_PER_REGION - 1)];
+}
+
+static inline struct region_info *pt_region_info(struct block *blocks_base) {
+  return (struct region_info *)((char *)blocks_base - REGION_INFO_BYTES);
+}
+
+/* Descriptor arrays are aligned to their own size (4 MiB), so the array
+   and its region info are found from any descriptor by masking. */
+#define DESCRIPTOR_ARRAY_BYTES (BLOCKS_PER_REGION * sizeof(struct block))
+
+static inline struct block *block_array_of(const struct block *b) {
+  return (struct block *)((uintptr_t)b & ~(uintptr_t)(DESCRIPTOR_ARRAY_BYTES - 1));
+}
+
+/* The address a block descriptor describes. */
+static inline char *block_addr(const struct block *b) {
+  struct block *blocks = block_array_of(b);
+  return pt_region_info(blocks)->base + ((size_t)(b - blocks) << BLOCK_SHIFT);
+}
+
+BIBOP_INTERNAL void pt_init(void);
+BIBOP_INTERNAL struct block *pt_add_region(char *base);  /* returns descriptor array */
+BIBOP_INTERNAL void pt_drop_descriptors(struct block *first, size_t n);
+BIBOP_INTERNAL bibop_addr_class pt_classify(uintptr_t w);
+BIBOP_INTERNAL int pt_range_add(uintptr_t lo, uintptr_t hi, bibop_addr_class cls);
+BIBOP_INTERNAL int pt_range_remove(uintptr_t lo);
+BIBOP_INTERNAL bibop_addr_class pt_range_classify(uintptr_t w);
+BIBOP_INTERNAL const struct meta_vec *pt_ranges(void);
+
+/* ---- OS (os.c) ------------------------------------------------------------ */
+
+BIBOP_INTERNAL void *os_reserve(size_t bytes, size_t align, void *hint);
+BIBOP_INTERNAL void *os_map_noreserve(size_t bytes, size_t align);
+BIBOP_INTERNAL bool os_commit(void *p, size_t bytes, bool huge);
+BIBOP_INTERNAL void os_decommit(void *p, size_t bytes);
+BIBOP_INTERNAL void os_discard(void *p, size_t bytes);   /* contents to zero, stays mapped */
+BIBOP_INTERNAL void os_unmap(void *p, size_t bytes);
+BIBOP_INTERNAL uint64_t os_now_ns(void);
+BIBOP_INTERNAL void *os_main_stack_base(void);
+BIBOP_INTERNAL bool os_env_set(const char *name);   /* presence, like bdwgc */
+BIBOP_INTERNAL bool os_env_size(const char *name, size_t *out); /* 64K, 8M, 1G */
+BIBOP_INTERNAL bool os_env_long(const char *name, long *out);
+
+/* ---- metadata allocator (meta.c): memory outside the heap, never scanned -- */
+
+BIBOP_INTERNAL void *meta_alloc(size_t bytes);          /* zeroed; NULL on failure */
+BIBOP_INTERNAL void meta_free(void *p, size_t bytes);
+/* A growable array of fixed-size items in metadata memory. */
+struct meta_vec { void *items; size_t count, cap, item_size; };
+BIBOP_INTERNAL bool meta_vec_push(struct meta_vec *v, const void *item);
+BIBOP_INTERNAL void meta_vec_remove(struct meta_vec *v, size_t i);
+#define META_VEC_AT(v, T, i) (((T *)(v)->items)[i])
+
+/* ---- arena (arena.c) ------------------------------------------------------- */
+
+BIBOP_INTERNAL void arena_init(void);
+/* n contiguous committed chunks, or NULL if the OS refuses. *fresh tells
+   whether all of it is known to read as zero. */
+BIBOP_INTERNAL char *arena_alloc_chunks(size_t n, bool *fresh);
+BIBOP_INTERNAL void arena_free_chunks(char *p, size_t n);
+/* Decommit chunks free for at least `age` collections (0: all free ones). */
+BIBOP_INTERNAL size_t arena_decommit_idle(unsigned long gc_no, unsigned long age);
+BIBOP_INTERNAL size_t arena_committed_bytes(void);
+BIBOP_INTERNAL size_t arena_unmapped_bytes(void);
+BIBOP_INTERNAL bool arena_contains(uintptr_t w);  /* inside a region of ours */
+
+/* ---- heap: blocks and size classes (heap.c) -------------------------------- */
+
+struct size_class_list {
+  struct block *blocks;    /* every SMALL block of this kind and size */
+  struct block *sweep;     /* next block to examine for free slots */
+};
+
+/* Per-thread (later) allocation cursor for one kind and size class: free
+   slots of one 64-object window of one block, claimed in the mark bits. */
+struct cursor {
+  uint64_t bits;           /* free slots still to hand out */
+  char *base;              /* address of slot 0 of the window */
+  struct block *blk;
+  uint32_t word;           /* window index in blk->u.mark */
+};
+
+struct alloc_cache {
+  struct cursor c[CACHED_KINDS][MAX_SMALL_GRANULES + 1];
+  struct alloc_cache *next_cache;
+};
+
+BIBOP_INTERNAL void heap_init(void);
+BIBOP_INTERNAL struct block *heap_alloc_blocks(size_t nblocks, bool *zeroed);
+BIBOP_INTERNAL void heap_free_blocks(struct block *first, size_t nblocks);
+BIBOP_INTERNAL struct block *heap_new_small_block(int kind, unsigned granules);
+BIBOP_INTERNAL void heap_release_small_block(struct block *b);
+BIBOP_INTERNAL size_t heap_blocks_in_use(void);
+
+/* Object start of interior address w in small block b, or NULL (tail waste). */
+static inline char *small_object_start(const struct block *b, uintptr_t w, unsigned *index) {
+  uintptr_t off = w & (BLOCK_BYTES - 1);
+  unsigned i = (unsigned)((off * (uint64_t)b->recip) >> 32);
+  if (i >= b->nobjs) return NULL;
+  *index = i;
+  return (char *)(w - off) + (size_t)i * b->obj_bytes;
+}
+
+static inline uint32_t reciprocal_of(uint32_t size) {
+  return (uint32_t)((((uint64_t)1 << 32) + size - 1) / size);
+}
+
+/* ---- the collector's state (collect.c) -------------------------------------- */
+
+struct gc_state {
+  pthread_mutex_t lock;          /* the allocation lock: protects all below */
+  bool initialized;
+  bool collecting;
+
+  struct kind kinds[MAX_KINDS];
+  unsigned n_kinds;
+  struct size_class_list classes[MAX_KINDS][MAX_SMALL_GRANULES + 1];
+  struct block *large;           /* every LARGE head, doubly linked */
+  struct alloc_cache *caches;    /* every thread's allocation cache */
+  struct alloc_cache shared_cache; /* when a thread's cache cannot be made */
+  struct cursor locked_cursors[MAX_KINDS][MAX_SMALL_GRANULES + 1]; /* other kinds */
+
+  size_t extra_bytes;            /* 1 with all interior pointers, else 0 */
+  size_t blocks_in_use;          /* SMALL and LARGE blocks */
+  size_t heap_budget;            /* GC_get_heap_size: bytes of blocks allowed */
+  size_t max_heap;               /* 0: unlimited */
+  size_t bytes_since_gc;         /* allocated since the last collection */
+  size_t freed_since_gc;         /* explicitly GC_free'd since then */
+  size_t total_bytes;            /* allocated since start */
+  size_t live_ptr_bytes;         /* marked pointerful bytes at the last GC */
+  size_t live_atomic_bytes;      /* marked pointer-free bytes at the last GC */
+  size_t root_bytes;             /* bytes of roots scanned at the last GC */
+  size_t min_bytes_allocd;       /* pacing: collect after this many bytes */
+  unsigned long unmap_threshold; /* collections a free chunk waits before decommit */
+
+  bool print_stats;
+  uint64_t last_pause_ns, total_pause_ns, max_pause_ns;
+  unsigned long marked_objects;
+
+  GC_warn_proc warn_proc;
+  GC_on_collection_event_proc on_event;
+  uint8_t valid_offsets[BLOCK_BYTES]; /* displacements recognised without interior pointers */
+};
+
+BIBOP_INTERNAL extern struct gc_state gc;
+
+#define LOCK() pthread_mutex_lock(&gc.lock)
+#define UNLOCK() pthread_mutex_unlock(&gc.lock)
+
+BIBOP_INTERNAL void gc_ensure_init(void);
+BIBOP_INTERNAL void gc_collect_locked(const char *reason);
+/* Called by the allocator when n blocks are needed beyond the budget.
+   Returns true if the caller should retry (a collection ran or the budget
+   grew), false if the heap is exhausted. */
+BIBOP_INTERNAL bool gc_make_room(size_t nblocks);
+BIBOP_INTERNAL void *gc_out_of_memory(size_t bytes);
+BIBOP_INTERNAL void gc_warn(const char *msg, GC_word arg);
+BIBOP_INTERNAL void gc_default_warn_proc(char *msg, GC_word arg);
+BIBOP_INTERNAL void *gc_default_oom_fn(size_t bytes);
+BIBOP_INTERNAL _Noreturn void gc_abort(const char *msg);
+
+/* ---- allocation (alloc.c) ---------------------------------------------------- */
+
+BIBOP_INTERNAL void *alloc_small_slow(int kind, unsigned granules);
+BIBOP_INTERNAL void *alloc_large(int kind, size_t bytes);
+BIBOP_INTERNAL void *alloc_generic(size_t lb, int kind);
+BIBOP_INTERNAL void alloc_reset_caches(void);
+BIBOP_INTERNAL void alloc_free(void *p);
+BIBOP_INTERNAL size_t alloc_granules(size_t lb);   /* 0 if not small */
+
+/* ---- marking (mark.c) ---------------------------------------------------------- */
+
+BIBOP_INTERNAL void mark_init(void);
+BIBOP_INTERNAL void mark_clear_all(void);          /* start of a collection */
+BIBOP_INTERNAL void mark_range(const void *lo, const void *hi); /* roots, drained */
+BIBOP_INTERNAL void mark_push_range(const void *lo, const void *hi); /* for GC_push_all */
+BIBOP_INTERNAL void mark_drain(void);
+BIBOP_INTERNAL void mark_finish(void);              /* drain + overflow recovery */
+BIBOP_INTERNAL void mark_uncollectable_roots(void);
+/* Mark the object containing w if it is one; true if it was newly marked. */
+BIBOP_INTERNAL bool mark_word(uintptr_t w);
+
+/* ---- roots (roots.c) ------------------------------------------------------------ */
+
+BIBOP_INTERNAL void roots_init(void);
+BIBOP_INTERNAL size_t roots_mark_all(void);   /* returns bytes of roots scanned */
+BIBOP_INTERNAL void roots_exclude(const void *lo, const void *hi);
+
+#endif /* BIBOP_INTERNAL_H */

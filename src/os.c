@@ -1,0 +1,121 @@
+/*
+ * os.c: everything bibop asks of the operating system — address-space
+ * reservation, commit/decommit, Transparent Huge Pages, clocks, the main
+ * thread's stack base and the environment. No other file calls mmap or
+ * getenv. Knows nothing of heaps or objects.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Map bytes PROT_NONE at an address aligned to align (a power of two, at
+   least a page). Tries the hint first so that regions stay contiguous. */
+static void *map_aligned(size_t bytes, size_t align, void *hint, int prot, int extra_flags) {
+  int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | extra_flags;
+  if (hint) {
+    void *p = mmap(hint, bytes, prot, flags | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == hint) return p;
+    if (p != MAP_FAILED) munmap(p, bytes);
+  }
+  size_t over = bytes + align;
+  if (over < bytes) return NULL;
+  char *raw = mmap(NULL, over, prot, flags, -1, 0);
+  if (raw == MAP_FAILED) return NULL;
+  uintptr_t start = ((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1);
+  size_t head = start - (uintptr_t)raw;
+  size_t tail = over - head - bytes;
+  if (head) munmap(raw, head);
+  if (tail) munmap((char *)start + bytes, tail);
+  return (void *)start;
+}
+
+void *os_reserve(size_t bytes, size_t align, void *hint) {
+  return map_aligned(bytes, align, hint, PROT_NONE, 0);
+}
+
+/* Read-write memory whose pages cost nothing until touched. */
+void *os_map_noreserve(size_t bytes, size_t align) {
+  return map_aligned(bytes, align, NULL, PROT_READ | PROT_WRITE, 0);
+}
+
+bool os_commit(void *p, size_t bytes, bool huge) {
+  if (mprotect(p, bytes, PROT_READ | PROT_WRITE) != 0) return false;
+  if (huge) (void)madvise(p, bytes, MADV_HUGEPAGE);   /* advice: may be refused */
+  return true;
+}
+
+/* Give the pages back and make the range inaccessible again. */
+void os_decommit(void *p, size_t bytes) {
+  (void)madvise(p, bytes, MADV_DONTNEED);
+  (void)mprotect(p, bytes, PROT_NONE);
+}
+
+void os_discard(void *p, size_t bytes) {
+  (void)madvise(p, bytes, MADV_DONTNEED);
+}
+
+void os_unmap(void *p, size_t bytes) {
+  munmap(p, bytes);
+}
+
+uint64_t os_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* glibc's record of where the main thread's stack starts (its highest
+   address, as stacks grow down here). */
+extern void *__libc_stack_end;
+
+void *os_main_stack_base(void) {
+  uintptr_t base = (uintptr_t)__libc_stack_end;
+  /* The words above __libc_stack_end (argc, argv, environment) may also
+     hold pointers the program stored; scan up to the end of that page. */
+  long page = sysconf(_SC_PAGESIZE);
+  if (page <= 0) page = 4096;
+  base = (base + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+  return (void *)base;
+}
+
+bool os_env_set(const char *name) {
+  return getenv(name) != NULL;
+}
+
+bool os_env_long(const char *name, long *out) {
+  const char *s = getenv(name);
+  if (!s || !*s) return false;
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || end == s) return false;
+  *out = v;
+  return true;
+}
+
+/* A byte count with an optional K, M or G suffix, as bdwgc accepts. */
+bool os_env_size(const char *name, size_t *out) {
+  const char *s = getenv(name);
+  if (!s || !*s) return false;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s) return false;
+  unsigned shift = 0;
+  switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+  }
+  if (*end != '\0') return false;
+  if (shift && v > (~0ull >> shift)) return false;
+  *out = (size_t)(v << shift);
+  return true;
+}

@@ -1,0 +1,197 @@
+/*
+ * roots.c: where marking starts. The registers and stack of the collecting
+ * thread, the writable segments of the executable and of every loaded
+ * library (found anew at each collection with dl_iterate_phdr, so dlopen'ed
+ * libraries are seen), ranges added with GC_add_roots, uncollectable
+ * objects, and the client's GC_push_other_roots hook.
+ * Invariant 7: bibop's own data (the page table, the collector state, and
+ * when bibop is a shared library its whole writable segment) and ranges
+ * registered as static or excluded are never scanned.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <link.h>
+#include <setjmp.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct root_range { uintptr_t lo, hi; };
+
+static struct meta_vec user_roots = { .item_size = sizeof(struct root_range) };
+static struct meta_vec exclusions = { .item_size = sizeof(struct root_range) }; /* sorted */
+static void *main_stack_base;
+static size_t scanned_bytes;
+
+void roots_init(void) {
+  main_stack_base = GC_stackbottom ? (void *)GC_stackbottom : os_main_stack_base();
+  roots_exclude(pt_table, pt_table + PT_ENTRIES);
+  roots_exclude(&gc, &gc + 1);
+}
+
+void roots_exclude(const void *lo, const void *hi) {
+  struct root_range r = { (uintptr_t)lo, (uintptr_t)hi };
+  if (r.hi <= r.lo || !meta_vec_push(&exclusions, &r)) return;
+  struct root_range *v = exclusions.items;
+  size_t i = exclusions.count - 1;
+  while (i > 0 && v[i - 1].lo > r.lo) { v[i] = v[i - 1]; i--; }
+  v[i] = r;
+}
+
+/* Scan [lo, hi) minus the sorted ranges skip[0..n) (each piece that is left
+   goes on to the next level of subtraction). */
+static void scan_minus(uintptr_t lo, uintptr_t hi, int level);
+
+static void scan_piece(uintptr_t lo, uintptr_t hi, int level) {
+  if (lo >= hi) return;
+  if (level == 0) {
+    scan_minus(lo, hi, 1);
+  } else {
+    mark_range((void *)lo, (void *)hi);
+    scanned_bytes += hi - lo;
+  }
+}
+
+/* Level 0 subtracts the exclusions, level 1 the static ranges. */
+static void scan_minus(uintptr_t lo, uintptr_t hi, int level) {
+  const struct meta_vec *skip = level == 0 ? &exclusions : pt_ranges();
+  for (size_t i = 0; i < skip->count && lo < hi; i++) {
+    uintptr_t rlo, rhi;
+    if (level == 0) {
+      const struct root_range *r = &META_VEC_AT(skip, struct root_range, i);
+      rlo = r->lo; rhi = r->hi;
+    } else {
+      const struct pt_range *r = &META_VEC_AT(skip, struct pt_range, i);
+      if (r->cls != BIBOP_ADDR_STATIC) continue;
+      rlo = r->lo; rhi = r->hi;
+    }
+    if (rhi <= lo) continue;
+    if (rlo >= hi) break;
+    scan_piece(lo, rlo < hi ? rlo : hi, level);
+    lo = rhi;
+  }
+  scan_piece(lo, hi, level);
+}
+
+static void scan_root_range(uintptr_t lo, uintptr_t hi) {
+  scan_minus(lo, hi, 0);
+}
+
+static int scan_object_segments(struct dl_phdr_info *info, size_t size, void *self_base) {
+  (void)size;
+  bool is_main_program = info->dlpi_name == NULL || info->dlpi_name[0] == '\0';
+  if (!is_main_program && GC_no_dls) return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W)) continue;
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+    uintptr_t hi = lo + ph->p_memsz;
+    /* bibop as a shared library: its whole data is its own metadata. */
+    if (!is_main_program && (uintptr_t)self_base >= lo && (uintptr_t)self_base < hi) return 0;
+  }
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W)) continue;
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+    scan_root_range(lo, lo + ph->p_memsz);
+  }
+  return 0;
+}
+
+static int segment_callback(struct dl_phdr_info *info, size_t size, void *data) {
+  return scan_object_segments(info, size, data);
+}
+
+static void *current_stack_base(void) {
+  if (syscall(SYS_gettid) == getpid()) return main_stack_base;
+  pthread_attr_t attr;
+  void *addr;
+  size_t size;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return NULL;
+  pthread_attr_getstack(&attr, &addr, &size);
+  pthread_attr_destroy(&attr);
+  return (char *)addr + size;
+}
+
+/* Spill callee-saved registers into a jmp_buf on this frame, then scan from
+   here to the stack base: the registers are part of the scanned stack. */
+static __attribute__((noinline)) void scan_stack_and_registers(void) {
+  jmp_buf regs;
+  __builtin_unwind_init();
+  setjmp(regs);
+  void *base = current_stack_base();
+  uintptr_t sp = (uintptr_t)&regs;
+  if (base && (uintptr_t)base > sp) {
+    mark_range((void *)sp, base);
+    scanned_bytes += (uintptr_t)base - sp;
+  }
+  /* Keep regs alive until after the scan. */
+  __asm__ volatile("" : : "r"(&regs) : "memory");
+}
+
+static void default_push_other_roots(void) {}
+void (*GC_push_other_roots)(void) = default_push_other_roots;
+
+size_t roots_mark_all(void) {
+  scanned_bytes = 0;
+  mark_uncollectable_roots();
+  dl_iterate_phdr(segment_callback, (void *)pt_table);
+  for (size_t i = 0; i < user_roots.count; i++) {
+    struct root_range *r = &META_VEC_AT(&user_roots, struct root_range, i);
+    scan_root_range(r->lo, r->hi);
+  }
+  scan_stack_and_registers();
+  if (GC_push_other_roots) GC_push_other_roots();
+  return scanned_bytes;
+}
+
+/* ---- the bdwgc root API --------------------------------------------------- */
+
+GC_API void GC_add_roots(void *lo, void *hi) {
+  gc_ensure_init();
+  struct root_range r = { (uintptr_t)lo, (uintptr_t)hi };
+  if (r.hi <= r.lo) return;
+  LOCK();
+  bool ok = meta_vec_push(&user_roots, &r);
+  UNLOCK();
+  if (!ok) gc_warn("GC Warning: no memory to register a root range of %lu bytes\n", r.hi - r.lo);
+}
+
+GC_API void GC_remove_roots(void *lo, void *hi) {
+  gc_ensure_init();
+  LOCK();
+  for (size_t i = 0; i < user_roots.count;) {
+    struct root_range *r = &META_VEC_AT(&user_roots, struct root_range, i);
+    if (r->lo >= (uintptr_t)lo && r->hi <= (uintptr_t)hi) meta_vec_remove(&user_roots, i);
+    else i++;
+  }
+  UNLOCK();
+}
+
+GC_API void GC_clear_roots(void) {
+  gc_ensure_init();
+  LOCK();
+  user_roots.count = 0;
+  UNLOCK();
+}
+
+GC_API void GC_exclude_static_roots(void *lo, void *hi) {
+  gc_ensure_init();
+  LOCK();
+  roots_exclude(lo, hi);
+  UNLOCK();
+}
+
+GC_API void GC_push_all(void *bottom, void *top) {
+  mark_range(bottom, top);
+}
+
+GC_API void GC_push_all_stack(void *bottom, void *top) {
+  mark_range(bottom, top);
+}
+
+GC_API void GC_push_conditional(void *bottom, void *top, int all) {
+  (void)all;
+  mark_range(bottom, top);
+}
