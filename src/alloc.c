@@ -64,6 +64,13 @@ static bool refill(struct cursor *c, int kind, unsigned granules) {
     c->blk = NULL;
   }
   struct size_class_list *cls = &gc.classes[kind][granules];
+  while (cls->freed) {                 /* explicitly freed slots first */
+    struct block *b = cls->freed;
+    cls->freed = b->head == FREED_LIST_END ? NULL : b->head;
+    b->head = NULL;
+    for (unsigned w = 0; w < MARK_WORDS; w++)
+      if (claim_window(c, b, w)) return true;
+  }
   while (cls->sweep) {
     struct block *b = cls->sweep;
     cls->sweep = b->next;
@@ -97,7 +104,21 @@ static void cursor_drop(struct cursor *c) {
   memset(c, 0, sizeof *c);
 }
 
+/* A collection recomputes every block's free slots: forget the freed lists. */
+static void forget_freed_lists(void) {
+  for (unsigned k = 0; k < gc.n_kinds; k++)
+    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) {
+      struct size_class_list *cls = &gc.classes[k][g];
+      while (cls->freed) {
+        struct block *b = cls->freed;
+        cls->freed = b->head == FREED_LIST_END ? NULL : b->head;
+        b->head = NULL;
+      }
+    }
+}
+
 void alloc_reset_caches(void) {
+  forget_freed_lists();
   for (struct alloc_cache *ac = gc.caches; ac; ac = ac->next_cache)
     for (int k = 0; k < CACHED_KINDS; k++)
       for (unsigned g = 0; g <= MAX_SMALL_GRANULES; g++) cursor_drop(&ac->c[k][g]);
@@ -124,14 +145,15 @@ static struct cursor *ready_cursor_locked(int kind, unsigned granules) {
   }
 }
 
-void *alloc_small_slow(int kind, unsigned granules) {
+/* lb is the size the client asked for: the oom function is told that. */
+void *alloc_small_slow(int kind, unsigned granules, size_t lb) {
   gc_ensure_init();
   size_t bytes = (size_t)granules * GRANULE_BYTES;
   LOCK();
   struct cursor *c = ready_cursor_locked(kind, granules);
   if (!c) {
     UNLOCK();
-    return gc_out_of_memory(bytes);
+    return gc_out_of_memory(lb);
   }
   void *p = cursor_pop(c, bytes);
   UNLOCK();
@@ -139,21 +161,22 @@ void *alloc_small_slow(int kind, unsigned granules) {
   return p;
 }
 
-void *alloc_large(int kind, size_t bytes) {
+void *alloc_large(int kind, size_t lb) {
   gc_ensure_init();
-  if (bytes > ((size_t)1 << ADDRESS_BITS)) return gc_out_of_memory(bytes);
+  if (lb > ((size_t)1 << ADDRESS_BITS)) return gc_out_of_memory(lb);
+  size_t bytes = lb + gc.extra_bytes;
   bytes = (bytes + GRANULE_BYTES - 1) & ~(GRANULE_BYTES - 1);
   size_t nblocks = (bytes + BLOCK_BYTES - 1) >> BLOCK_SHIFT;
   LOCK();
   if (gc.blocks_in_use + nblocks > gc.heap_budget / BLOCK_BYTES && !gc_make_room(nblocks)) {
     UNLOCK();
-    return gc_out_of_memory(bytes);
+    return gc_out_of_memory(lb);
   }
   bool zeroed;
   struct block *h = heap_alloc_blocks(nblocks, &zeroed);
   if (!h) {
     UNLOCK();
-    return gc_out_of_memory(bytes);
+    return gc_out_of_memory(lb);
   }
   h->state = BLOCK_LARGE;
   h->kind = (uint8_t)kind;
@@ -190,9 +213,8 @@ void *alloc_generic(size_t lb, int kind) {
     }
   }
   size_t g = alloc_granules(lb);
-  if (g) return alloc_small_slow(kind, (unsigned)g);
-  if (lb > SIZE_MAX - GRANULE_BYTES) return gc_out_of_memory(lb);
-  return alloc_large(kind, lb + gc.extra_bytes);
+  if (g) return alloc_small_slow(kind, (unsigned)g, lb);
+  return alloc_large(kind, lb);
 }
 
 /* The fast path: a thread-local cursor with a free slot. */
@@ -210,7 +232,7 @@ static inline void *alloc_cached(size_t lb, int kind) {
         return p;
       }
     }
-    return alloc_small_slow(kind, (unsigned)g);
+    return alloc_small_slow(kind, (unsigned)g, lb);
   }
   return alloc_generic(lb, kind);
 }
@@ -240,7 +262,7 @@ static void *alloc_many(size_t lb, int kind) {
   struct cursor *c = ready_cursor_locked(kind, (unsigned)g);
   if (!c) {
     UNLOCK();
-    return gc_out_of_memory(bytes);
+    return gc_out_of_memory(lb);
   }
   struct cursor taken = *c;
   c->bits = 0;
@@ -269,10 +291,20 @@ void alloc_free(void *p) {
   struct block *b = pt_block_of(w);
   if (b && b->state == BLOCK_SMALL) {
     unsigned i;
-    char *start = small_object_start(b, w, &i);
-    if (start == p) {
-      b->u.mark[i / 64] &= ~((uint64_t)1 << (i % 64));
+    if (small_object_start(b, w, &i) == p) {
+      uint64_t bit = (uint64_t)1 << (i % 64);
+      if (!(b->u.mark[i / 64] & bit)) {
+        UNLOCK();
+        gc_warn("GC Warning: GC_free of an object that is already free: %p ignored\n", (GC_word)w);
+        return;
+      }
+      b->u.mark[i / 64] &= ~bit;
       gc.freed_since_gc += b->obj_bytes;
+      if (!b->head) {                  /* offer the slot for reuse soon */
+        struct size_class_list *cls = &gc.classes[b->kind][b->granules];
+        b->head = cls->freed ? cls->freed : FREED_LIST_END;
+        cls->freed = b;
+      }
       UNLOCK();
       return;
     }

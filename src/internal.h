@@ -145,7 +145,8 @@ struct block {
       struct block *prev;                   /* in a free-run bucket */
     } run;
   } u;
-  struct block *head;  /* LARGE_TAIL: the head; FREE, last block of a run: run head */
+  struct block *head;  /* LARGE_TAIL: the head; FREE, last block of a run: run head;
+                          SMALL: next on its class's freed list */
   struct block *next;  /* list link (class list, large list, free-run bucket) */
 };
 _Static_assert(sizeof(struct block) == 64, "block descriptor is one cache line");
@@ -246,7 +247,10 @@ BIBOP_INTERNAL bool arena_contains(uintptr_t w);  /* inside a region of ours */
 struct size_class_list {
   struct block *blocks;    /* every SMALL block of this kind and size */
   struct block *sweep;     /* next block to examine for free slots */
+  struct block *freed;     /* blocks with GC_free'd slots, linked by head */
 };
+/* Ends the freed list, so that head != NULL means "on the freed list". */
+#define FREED_LIST_END ((struct block *)1)
 
 /* Per-thread (later) allocation cursor for one kind and size class: free
    slots of one 64-object window of one block, claimed in the mark bits. */
@@ -338,8 +342,8 @@ BIBOP_INTERNAL _Noreturn void gc_abort(const char *msg);
 
 /* ---- allocation (alloc.c) ---------------------------------------------------- */
 
-BIBOP_INTERNAL void *alloc_small_slow(int kind, unsigned granules);
-BIBOP_INTERNAL void *alloc_large(int kind, size_t bytes);
+BIBOP_INTERNAL void *alloc_small_slow(int kind, unsigned granules, size_t lb);
+BIBOP_INTERNAL void *alloc_large(int kind, size_t lb);
 BIBOP_INTERNAL void *alloc_generic(size_t lb, int kind);
 BIBOP_INTERNAL void alloc_reset_caches(void);
 BIBOP_INTERNAL void alloc_free(void *p);
