@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what it needs, builds a release build and a
+# UBSan build, and runs every CTest test in both (unit, API, real clients,
+# exported symbols). Exits non-zero if anything fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+jobs=$(nproc)
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure
+
+cmake -S . -B build-ubsan -DCMAKE_BUILD_TYPE=Debug -DBIBOP_SANITIZE=undefined -DBIBOP_BUILD_BENCH=OFF
+cmake --build build-ubsan -j"$jobs"
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --test-dir build-ubsan --output-on-failure
