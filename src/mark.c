@@ -77,9 +77,7 @@ static inline struct mark_entry *mark_candidate(struct mark_entry *top, uintptr_
     b->n_marks++;
     gc.marked_objects++;
     if (!k->pointer_free) {
-      char *obj = (char *)(w - displacement);
-      __builtin_prefetch(obj);
-      top = push(top, obj, descriptor_of(b->kind, b->obj_bytes));
+      top = push(top, (char *)(w - displacement), descriptor_of(b->kind, b->obj_bytes));
     }
     return top;
   }
@@ -131,10 +129,27 @@ static struct mark_entry *scan_entry(struct mark_entry *top, char *start, GC_wor
   }
 }
 
+/* Entries go from the stack through a small FIFO before they are scanned:
+   each is prefetched when it enters, so its cache miss overlaps with the
+   scanning of the entries ahead of it. */
+#define PREFETCH_FIFO_ENTRIES 16
+
 void mark_drain(void) {
+  struct mark_entry fifo[PREFETCH_FIFO_ENTRIES];
+  unsigned head = 0, count = 0;
   struct mark_entry *top = ms_top;
-  while (top >= ms_base) {
-    struct mark_entry e = *top--;
+  for (;;) {
+    if (top >= ms_base && count < PREFETCH_FIFO_ENTRIES) {
+      struct mark_entry e = *top--;
+      __builtin_prefetch(e.start);
+      fifo[(head + count) % PREFETCH_FIFO_ENTRIES] = e;
+      count++;
+      continue;
+    }
+    if (count == 0) break;
+    struct mark_entry e = fifo[head];
+    head = (head + 1) % PREFETCH_FIFO_ENTRIES;
+    count--;
     top = scan_entry(top, e.start, e.descr);
   }
   ms_top = top;
