@@ -316,3 +316,15 @@ GC_API void GC_ignore_warn_proc(char *msg, GC_word arg) {
   (void)msg;
   (void)arg;
 }
+
+/* ---- small pieces of the interface that gc_inline.h and old clients use ---- */
+
+GC_API void *GC_malloc_kind(size_t lb, int k) { return alloc_generic(lb, k); }
+GC_API void *GC_malloc_kind_global(size_t lb, int k) { return alloc_generic(lb, k); }
+/* Stubborn objects are an obsolete bdwgc feature: every object is ordinary. */
+GC_API void GC_change_stubborn(const void *p) { (void)p; }
+GC_API void GC_end_stubborn_change(const void *p) { (void)p; }
+/* Keeps x live in the caller's frame: the compiler cannot drop it. */
+GC_API void GC_noop1(GC_word x) {
+  __asm__ volatile("" : : "r"(x) : "memory");
+}
