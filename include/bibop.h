@@ -1,0 +1,67 @@
+/*
+ * bibop.h: bibop's own extensions, beyond the bdwgc interface of <gc.h>.
+ *
+ * Address classification through the one-level BiBoP page table, and
+ * registration of address ranges the collector must treat specially.
+ * Everything here is safe to call before GC_init (it initialises bibop).
+ */
+#ifndef BIBOP_H
+#define BIBOP_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+# define BIBOP_API __attribute__((visibility("default")))
+#else
+# define BIBOP_API
+#endif
+
+/* What an address is, as far as the collector knows. */
+typedef enum bibop_addr_class {
+  BIBOP_ADDR_UNKNOWN = 0,   /* not ours, not registered: skipped when marking */
+  BIBOP_ADDR_HEAP_OBJECT,   /* inside an object of the collected heap */
+  BIBOP_ADDR_HEAP_FREE,     /* inside the heap's reservation but in no object */
+  BIBOP_ADDR_STATIC,        /* a range registered with bibop_register_static */
+  BIBOP_ADDR_FOREIGN        /* a range registered with bibop_register_foreign */
+} bibop_addr_class;
+
+/* Classify any word, valid pointer or not. Never faults, never blocks on
+   marking, O(1) for heap addresses (two dependent loads). */
+BIBOP_API bibop_addr_class bibop_classify(const void *addr);
+
+/* Register [start, start+len) as static data: never traced, never reclaimed,
+   and excluded from root scanning if it lies inside a scanned data segment.
+   Pointers into it cost nothing while marking. Returns 0, or -1 (errno
+   EINVAL) if the range is empty, overlaps the heap or another registered
+   range. */
+BIBOP_API int bibop_register_static(const void *start, size_t len);
+
+/* Register [start, start+len) as foreign memory: explicitly not ours.
+   Same return convention as bibop_register_static. */
+BIBOP_API int bibop_register_foreign(const void *start, size_t len);
+
+/* Forget a range registered by either call above, given its start.
+   Returns 0, or -1 (errno ENOENT) if no range starts there. */
+BIBOP_API int bibop_unregister_range(const void *start);
+
+/* Statistics of the last completed collection. */
+struct bibop_gc_stats {
+  unsigned long gc_no;          /* collections so far */
+  unsigned long pause_ns;       /* duration of the last collection */
+  unsigned long total_pause_ns; /* sum over all collections */
+  unsigned long max_pause_ns;   /* longest collection */
+  size_t heap_bytes;            /* heap size after the collection */
+  size_t live_bytes;            /* bytes in marked objects */
+  size_t committed_bytes;       /* memory committed from the OS for the heap */
+  unsigned long marked_objects; /* objects marked by the last collection */
+};
+BIBOP_API void bibop_get_gc_stats(struct bibop_gc_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BIBOP_H */
