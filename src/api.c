@@ -264,9 +264,10 @@ GC_API int GC_is_heap_ptr(const void *p) {
 /* ---- bibop.h ---------------------------------------------------------------------- */
 
 BIBOP_API bibop_addr_class bibop_classify(const void *addr) {
-  gc_ensure_init();
+  bibop_addr_class c = pt_classify_heap((uintptr_t)addr);
+  if (c != BIBOP_ADDR_UNKNOWN || !__atomic_load_n(&pt_range_count, __ATOMIC_ACQUIRE)) return c;
   LOCK();
-  bibop_addr_class c = pt_classify((uintptr_t)addr);
+  c = pt_range_classify((uintptr_t)addr);
   UNLOCK();
   return c;
 }

@@ -199,7 +199,7 @@ static inline char *block_addr(const struct block *b) {
 BIBOP_INTERNAL void pt_init(void);
 BIBOP_INTERNAL struct block *pt_add_region(char *base);  /* returns descriptor array */
 BIBOP_INTERNAL void pt_drop_descriptors(struct block *first, size_t n);
-BIBOP_INTERNAL bibop_addr_class pt_classify(uintptr_t w);
+BIBOP_INTERNAL extern size_t pt_range_count;
 BIBOP_INTERNAL int pt_range_add(uintptr_t lo, uintptr_t hi, bibop_addr_class cls);
 BIBOP_INTERNAL int pt_range_remove(uintptr_t lo);
 BIBOP_INTERNAL bibop_addr_class pt_range_classify(uintptr_t w);
@@ -280,6 +280,25 @@ static inline char *small_object_start(const struct block *b, uintptr_t w, unsig
   if (i >= b->nobjs) return NULL;
   *index = i;
   return (char *)(w - off) + (size_t)i * b->obj_bytes;
+}
+
+/* The heap part of classification: lock-free (page-table entries are only
+   added, and a racing descriptor change makes the answer stale, never
+   unsafe). UNKNOWN means "not in a region of ours". */
+static inline bibop_addr_class pt_classify_heap(uintptr_t w) {
+  struct block *b = pt_block_of(w);
+  if (!b) return BIBOP_ADDR_UNKNOWN;
+  unsigned i;
+  switch (b->state) {
+    case BLOCK_SMALL:
+      if (!small_object_start(b, w, &i)) return BIBOP_ADDR_HEAP_FREE;
+      return (b->u.mark[i / 64] >> (i % 64)) & 1 ? BIBOP_ADDR_HEAP_OBJECT : BIBOP_ADDR_HEAP_FREE;
+    case BLOCK_LARGE:
+    case BLOCK_LARGE_TAIL:
+      return BIBOP_ADDR_HEAP_OBJECT;
+    default:
+      return BIBOP_ADDR_HEAP_FREE;
+  }
 }
 
 static inline uint32_t reciprocal_of(uint32_t size) {

@@ -56,6 +56,7 @@ int pt_range_add(uintptr_t lo, uintptr_t hi, bibop_addr_class cls) {
   if (hi <= lo || range_overlaps(lo, hi)) { errno = EINVAL; return -1; }
   struct pt_range r = { lo, hi, cls };
   if (!meta_vec_push(&ranges, &r)) { errno = ENOMEM; return -1; }
+  __atomic_store_n(&pt_range_count, ranges.count, __ATOMIC_RELEASE);
   struct pt_range *v = ranges.items;
   size_t i = ranges.count - 1;
   while (i > 0 && v[i - 1].lo > lo) { v[i] = v[i - 1]; i--; }
@@ -67,6 +68,7 @@ int pt_range_remove(uintptr_t lo) {
   for (size_t i = 0; i < ranges.count; i++) {
     if (META_VEC_AT(&ranges, struct pt_range, i).lo == lo) {
       meta_vec_remove(&ranges, i);
+      __atomic_store_n(&pt_range_count, ranges.count, __ATOMIC_RELEASE);
       return 0;
     }
   }
@@ -89,19 +91,4 @@ bibop_addr_class pt_range_classify(uintptr_t w) {
    roots.c never scans them (foreign ones are not ours to scan either). */
 const struct meta_vec *pt_ranges(void) { return &ranges; }
 
-bibop_addr_class pt_classify(uintptr_t w) {
-  struct block *b = pt_block_of(w);
-  if (!b) return pt_range_classify(w);
-  switch (b->state) {
-    case BLOCK_SMALL: {
-      unsigned i;
-      if (!small_object_start(b, w, &i)) return BIBOP_ADDR_HEAP_FREE;
-      return (b->u.mark[i / 64] >> (i % 64)) & 1 ? BIBOP_ADDR_HEAP_OBJECT : BIBOP_ADDR_HEAP_FREE;
-    }
-    case BLOCK_LARGE:
-    case BLOCK_LARGE_TAIL:
-      return BIBOP_ADDR_HEAP_OBJECT;
-    default:
-      return BIBOP_ADDR_HEAP_FREE;
-  }
-}
+size_t pt_range_count;   /* read without the lock by bibop_classify */
