@@ -23,7 +23,10 @@ extern "C" {
 /* What an address is, as far as the collector knows. */
 typedef enum bibop_addr_class {
   BIBOP_ADDR_UNKNOWN = 0,   /* not ours, not registered: skipped when marking */
-  BIBOP_ADDR_HEAP_OBJECT,   /* inside an object of the collected heap */
+  BIBOP_ADDR_HEAP_OBJECT,   /* inside an object slot of the collected heap that
+                               is allocated, or claimed by an allocation cache
+                               (slots are claimed up to 64 at a time and read
+                               as objects until handed out or collected) */
   BIBOP_ADDR_HEAP_FREE,     /* inside the heap's reservation but in no object */
   BIBOP_ADDR_STATIC,        /* a range registered with bibop_register_static */
   BIBOP_ADDR_FOREIGN        /* a range registered with bibop_register_foreign */

@@ -49,6 +49,7 @@ static bool claim_window(struct cursor *c, struct block *b, unsigned w) {
   if (!free_bits) return false;
   b->u.mark[w] |= free_bits;
   c->bits = free_bits;
+  c->claimed = free_bits;
   c->blk = b;
   c->word = w;
   c->base = block_addr(b) + (size_t)w * 64 * b->obj_bytes;
@@ -80,16 +81,10 @@ static bool refill(struct cursor *c, int kind, unsigned granules) {
   return false;
 }
 
+/* Registered threads allocate through their own cache; others share one,
+   always under the lock. */
 static struct alloc_cache *my_cache_locked(void) {
-  struct alloc_cache *ac = tl_cache;
-  if (!ac) {
-    ac = meta_alloc(sizeof *ac);
-    if (!ac) return &gc.shared_cache;
-    ac->next_cache = gc.caches;
-    gc.caches = ac;
-    tl_cache = ac;
-  }
-  return ac;
+  return tl_cache ? tl_cache : &gc.shared_cache;
 }
 
 static struct cursor *cursor_for_locked(int kind, unsigned granules) {
@@ -97,15 +92,37 @@ static struct cursor *cursor_for_locked(int kind, unsigned granules) {
   return &gc.locked_cursors[kind][granules];
 }
 
-/* Claimed-but-unused slots are given back, so uncollectable blocks (whose
-   bits survive collections) do not leak them. */
+/* Give unused claimed slots back and forget the window. */
 static void cursor_drop(struct cursor *c) {
   if (c->blk && c->bits) c->blk->u.mark[c->word] &= ~c->bits;
   memset(c, 0, sizeof *c);
 }
 
+bool alloc_thread_attach(void) {
+  if (tl_cache) return true;
+  struct alloc_cache *ac = meta_alloc(sizeof *ac);
+  if (!ac) return false;
+  ac->next_cache = gc.caches;
+  if (gc.caches) gc.caches->prev_cache = ac;
+  gc.caches = ac;
+  tl_cache = ac;
+  return true;
+}
+
+void alloc_thread_detach(void) {
+  struct alloc_cache *ac = tl_cache;
+  if (!ac) return;
+  for (int k = 0; k < CACHED_KINDS; k++)
+    for (unsigned g = 0; g <= MAX_SMALL_GRANULES; g++) cursor_drop(&ac->c[k][g]);
+  if (ac->prev_cache) ac->prev_cache->next_cache = ac->next_cache;
+  else gc.caches = ac->next_cache;
+  if (ac->next_cache) ac->next_cache->prev_cache = ac->prev_cache;
+  tl_cache = NULL;
+  meta_free(ac, sizeof *ac);
+}
+
 /* A collection recomputes every block's free slots: forget the freed lists. */
-static void forget_freed_lists(void) {
+void alloc_before_mark(void) {
   for (unsigned k = 0; k < gc.n_kinds; k++)
     for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) {
       struct size_class_list *cls = &gc.classes[k][g];
@@ -117,15 +134,22 @@ static void forget_freed_lists(void) {
     }
 }
 
-void alloc_reset_caches(void) {
-  forget_freed_lists();
+/* Keep a cursor's whole window claimed across the collection. */
+static void reclaim_window(struct cursor *c) {
+  if (!c->blk || gc.kinds[c->blk->kind].uncollectable) return;
+  uint64_t *word = &c->blk->u.mark[c->word];
+  c->blk->n_marks += (uint16_t)__builtin_popcountll(c->claimed & ~*word);
+  *word |= c->claimed;
+}
+
+void alloc_after_mark(void) {
   for (struct alloc_cache *ac = gc.caches; ac; ac = ac->next_cache)
     for (int k = 0; k < CACHED_KINDS; k++)
-      for (unsigned g = 0; g <= MAX_SMALL_GRANULES; g++) cursor_drop(&ac->c[k][g]);
+      for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) reclaim_window(&ac->c[k][g]);
   for (int k = 0; k < CACHED_KINDS; k++)
-    for (unsigned g = 0; g <= MAX_SMALL_GRANULES; g++) cursor_drop(&gc.shared_cache.c[k][g]);
+    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) reclaim_window(&gc.shared_cache.c[k][g]);
   for (unsigned k = 0; k < MAX_KINDS; k++)
-    for (unsigned g = 0; g <= MAX_SMALL_GRANULES; g++) cursor_drop(&gc.locked_cursors[k][g]);
+    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) reclaim_window(&gc.locked_cursors[k][g]);
 }
 
 /* Under the lock: a cursor of (kind, granules) with at least one free slot,
@@ -241,13 +265,23 @@ GC_API void *GC_malloc(size_t lb) { return alloc_cached(lb, KIND_NORMAL); }
 GC_API void *GC_malloc_atomic(size_t lb) { return alloc_cached(lb, KIND_PTRFREE); }
 GC_API void *GC_malloc_ignore_off_page(size_t lb) { return alloc_cached(lb, KIND_NORMAL); }
 GC_API void *GC_malloc_atomic_ignore_off_page(size_t lb) { return alloc_cached(lb, KIND_PTRFREE); }
-GC_API void *GC_malloc_uncollectable(size_t lb) { return alloc_generic(lb, KIND_UNCOLLECTABLE); }
+/* Uncollectable objects are always live, so like bdwgc they need no extra
+   byte for a pointer just past their end (small ones only, as bdwgc). */
+static size_t uncollectable_request(size_t lb) {
+  return lb != 0 && lb <= MAX_SMALL_BYTES - gc.extra_bytes ? lb - gc.extra_bytes : lb;
+}
+
+GC_API void *GC_malloc_uncollectable(size_t lb) {
+  return alloc_generic(uncollectable_request(lb), KIND_UNCOLLECTABLE);
+}
 GC_API void *GC_malloc_atomic_uncollectable(size_t lb) {
-  return alloc_generic(lb, KIND_ATOMIC_UNCOLLECTABLE);
+  return alloc_generic(uncollectable_request(lb), KIND_ATOMIC_UNCOLLECTABLE);
 }
 GC_API void *GC_generic_malloc(size_t lb, int k) { return alloc_generic(lb, k); }
 GC_API void *GC_generic_malloc_ignore_off_page(size_t lb, int k) { return alloc_generic(lb, k); }
-GC_API void *GC_generic_malloc_uncollectable(size_t lb, int k) { return alloc_generic(lb, k); }
+GC_API void *GC_generic_malloc_uncollectable(size_t lb, int k) {
+  return alloc_generic(uncollectable_request(lb), k);
+}
 
 /* A list of objects of one size linked through their first word. */
 static void *alloc_many(size_t lb, int kind) {
@@ -265,7 +299,7 @@ static void *alloc_many(size_t lb, int kind) {
     return gc_out_of_memory(lb);
   }
   struct cursor taken = *c;
-  c->bits = 0;
+  c->bits = 0;   /* the window stays claimed; its slots are handed out below */
   UNLOCK();
   void *list = NULL;
   while (taken.bits) {

@@ -2,9 +2,10 @@
  * collect.c: the collector — initialisation, the phases of a collection,
  * pacing and heap growth, out-of-memory handling and statistics.
  *
- * A collection: drop every allocation cursor; clear the mark bits of
+ * A collection: forget the lists of GC_free'd slots; clear the mark bits of
  * collectable blocks; mark from the roots (mark.c, roots.c) until the mark
- * stack is empty and no overflow is pending; sweep setup: blocks and large
+ * stack is empty and no overflow is pending; set the bits of every
+ * allocation cursor's claimed window again (cursors live on); sweep setup: blocks and large
  * objects with no marks go back to the block pool, every size class's list
  * becomes its lazy-sweep list; then pacing for the next cycle.
  *
@@ -165,11 +166,12 @@ void gc_collect_locked(const char *reason) {
   uint64_t t0 = os_now_ns();
   notify(GC_EVENT_START);
 
-  alloc_reset_caches();
+  alloc_before_mark();
   mark_clear_all();
   notify(GC_EVENT_MARK_START);
   gc.root_bytes = roots_mark_all();
   mark_finish();
+  alloc_after_mark();
   notify(GC_EVENT_MARK_END);
 
   notify(GC_EVENT_RECLAIM_START);

@@ -252,18 +252,23 @@ struct size_class_list {
 /* Ends the freed list, so that head != NULL means "on the freed list". */
 #define FREED_LIST_END ((struct block *)1)
 
-/* Per-thread (later) allocation cursor for one kind and size class: free
-   slots of one 64-object window of one block, claimed in the mark bits. */
+/* An allocation cursor for one kind and size class: the free slots of one
+   64-slot window of one block, claimed in the block's mark bits. The owning
+   thread pops slots from bits without a lock; everything else is changed
+   only under the allocation lock. Cursors survive collections: the claimed
+   window's bits are set again after marking, so a slot a stopped thread was
+   in the middle of taking can never be handed out twice. */
 struct cursor {
   uint64_t bits;           /* free slots still to hand out */
   char *base;              /* address of slot 0 of the window */
   struct block *blk;
+  uint64_t claimed;        /* every slot claimed with this window */
   uint32_t word;           /* window index in blk->u.mark */
 };
 
 struct alloc_cache {
   struct cursor c[CACHED_KINDS][MAX_SMALL_GRANULES + 1];
-  struct alloc_cache *next_cache;
+  struct alloc_cache *next_cache, *prev_cache;
 };
 
 BIBOP_INTERNAL void heap_init(void);
@@ -317,7 +322,7 @@ struct gc_state {
   struct size_class_list classes[MAX_KINDS][MAX_SMALL_GRANULES + 1];
   struct block *large;           /* every LARGE head, doubly linked */
   struct alloc_cache *caches;    /* every thread's allocation cache */
-  struct alloc_cache shared_cache; /* when a thread's cache cannot be made */
+  struct alloc_cache shared_cache; /* threads without a cache of their own */
   struct cursor locked_cursors[MAX_KINDS][MAX_SMALL_GRANULES + 1]; /* other kinds */
 
   size_t extra_bytes;            /* 1 with all interior pointers, else 0 */
@@ -364,7 +369,10 @@ BIBOP_INTERNAL _Noreturn void gc_abort(const char *msg);
 BIBOP_INTERNAL void *alloc_small_slow(int kind, unsigned granules, size_t lb);
 BIBOP_INTERNAL void *alloc_large(int kind, size_t lb);
 BIBOP_INTERNAL void *alloc_generic(size_t lb, int kind);
-BIBOP_INTERNAL void alloc_reset_caches(void);
+BIBOP_INTERNAL void alloc_before_mark(void);
+BIBOP_INTERNAL void alloc_after_mark(void);
+BIBOP_INTERNAL bool alloc_thread_attach(void);   /* a cache for this thread */
+BIBOP_INTERNAL void alloc_thread_detach(void);
 BIBOP_INTERNAL void alloc_free(void *p);
 BIBOP_INTERNAL size_t alloc_granules(size_t lb);   /* 0 if not small */
 

@@ -225,7 +225,7 @@ static size_t unmarked_list(void) {
    collection puts the collector's state right again. */
 static unsigned long mark_from_root(void *const *root, walk_fn walk, size_t *unmarked) {
   LOCK();
-  alloc_reset_caches();
+  alloc_before_mark();
   mark_clear_all();
   mark_range(root, root + 1);
   mark_finish();

@@ -126,15 +126,19 @@ static void check_heap_objects(void) {
   REQUIRE(b && b->state == BLOCK_SMALL, "48-byte object not in a small block");
   EXPECT_CLASS(block_addr(b) + BLOCK_BYTES - 1, BIBOP_ADDR_HEAP_FREE);
 
-  /* A slot never handed out is in no object, even when it sits right after
-     the only object of a fresh size class (whose allocation cursor has
-     claimed the rest of the block's first 64 slots in the mark bits). */
+  /* bibop.h: a slot that an allocation cursor has claimed (the rest of the
+     first 64-slot window of a fresh size class) reads HEAP_OBJECT until the
+     window is used up or a collection finds it unreachable; a slot beyond
+     the window reads HEAP_FREE. */
   char *lone = GC_malloc_atomic(200);   /* 208-byte slots: a class not used above */
   REQUIRE(lone != NULL, "allocation failed");
   EXPECT_EQ(GC_size(lone), 208);
   EXPECT_CLASS(lone, BIBOP_ADDR_HEAP_OBJECT);
-  EXPECT_CLASS(lone + 208, BIBOP_ADDR_HEAP_FREE);
-  EXPECT_CLASS(lone + 5 * 208 + 17, BIBOP_ADDR_HEAP_FREE);
+  EXPECT_CLASS(lone + 208, BIBOP_ADDR_HEAP_OBJECT);     /* claimed by the cursor */
+  EXPECT_CLASS(lone + 5 * 208 + 17, BIBOP_ADDR_HEAP_OBJECT);
+  struct block *lb = pt_block_of((uintptr_t)lone);
+  REQUIRE(lb && lb->nobjs == 19, "208-byte block does not hold 19 slots");
+  EXPECT_CLASS(block_addr(lb) + 19 * 208, BIBOP_ADDR_HEAP_FREE);  /* tail waste */
 
   /* A freed large object: its blocks read free (the chunk may even have gone
      back to the arena), never as an object. */
