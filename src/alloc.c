@@ -98,26 +98,27 @@ static void cursor_drop(struct cursor *c) {
   memset(c, 0, sizeof *c);
 }
 
-bool alloc_thread_attach(void) {
-  if (tl_cache) return true;
+/* A cache for the calling thread (NULL if no memory: it then shares). */
+struct alloc_cache *alloc_thread_attach(void) {
+  if (tl_cache) return tl_cache;
   struct alloc_cache *ac = meta_alloc(sizeof *ac);
-  if (!ac) return false;
+  if (!ac) return NULL;
   ac->next_cache = gc.caches;
   if (gc.caches) gc.caches->prev_cache = ac;
   gc.caches = ac;
   tl_cache = ac;
-  return true;
+  return ac;
 }
 
-void alloc_thread_detach(void) {
-  struct alloc_cache *ac = tl_cache;
-  if (!ac) return;
+/* Give a cache's unused slots back and free it (any thread's: after fork,
+   the child releases the caches of threads that do not exist there). */
+void alloc_cache_release(struct alloc_cache *ac) {
   for (int k = 0; k < CACHED_KINDS; k++)
     for (unsigned g = 0; g <= MAX_SMALL_GRANULES; g++) cursor_drop(&ac->c[k][g]);
   if (ac->prev_cache) ac->prev_cache->next_cache = ac->next_cache;
   else gc.caches = ac->next_cache;
   if (ac->next_cache) ac->next_cache->prev_cache = ac->prev_cache;
-  tl_cache = NULL;
+  if (tl_cache == ac) tl_cache = NULL;
   meta_free(ac, sizeof *ac);
 }
 

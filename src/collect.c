@@ -93,6 +93,7 @@ static void init_locked(void) {
   heap_init();
   mark_init();
   roots_init();
+  threads_init();
   gc.initialized = true;
   gc.min_bytes_allocd = gc.heap_budget / 2;
   if (!GC_dont_gc) gc_collect_locked("init");
@@ -166,6 +167,9 @@ void gc_collect_locked(const char *reason) {
   uint64_t t0 = os_now_ns();
   notify(GC_EVENT_START);
 
+  notify(GC_EVENT_PRE_STOP_WORLD);
+  stopworld_stop();
+  notify(GC_EVENT_POST_STOP_WORLD);
   alloc_before_mark();
   mark_clear_all();
   notify(GC_EVENT_MARK_START);
@@ -173,6 +177,11 @@ void gc_collect_locked(const char *reason) {
   mark_finish();
   alloc_after_mark();
   notify(GC_EVENT_MARK_END);
+  /* Sweep setup touches only block lists, never a thread's cursor: the
+     world may run again. */
+  notify(GC_EVENT_PRE_START_WORLD);
+  stopworld_start();
+  notify(GC_EVENT_POST_START_WORLD);
 
   notify(GC_EVENT_RECLAIM_START);
   sweep_setup(&gc.live_ptr_bytes, &gc.live_atomic_bytes);

@@ -310,6 +310,30 @@ static inline uint32_t reciprocal_of(uint32_t size) {
   return (uint32_t)((((uint64_t)1 << 32) + size - 1) / size);
 }
 
+/* ---- threads (threads.c, stopworld.c) ---------------------------------------- */
+
+/* A registered thread. Fields change under the allocation lock, except
+   stack_ptr and the acks, which the thread's own signal handler writes while
+   the collector waits for them. */
+struct gc_thread {
+  pthread_t id;
+  char *stack_base;            /* highest address of its stack */
+  char *stack_ptr;             /* lowest live address while stopped or blocking */
+  struct alloc_cache *cache;
+  bool blocking;               /* in GC_do_blocking: not signalled */
+  bool stopped;                /* signalled in the current stop */
+  bool vanished;               /* exited without unregistering */
+  unsigned long stop_ack, resume_ack;   /* epochs acknowledged by the handler */
+  struct gc_thread *next;
+};
+
+BIBOP_INTERNAL void threads_init(void);
+BIBOP_INTERNAL struct gc_thread *threads_self(void);
+BIBOP_INTERNAL void stopworld_init(void);
+BIBOP_INTERNAL void stopworld_stop(void);
+BIBOP_INTERNAL void stopworld_start(void);
+BIBOP_INTERNAL int stopworld_suspend_signal(void);
+
 /* ---- the collector's state (collect.c) -------------------------------------- */
 
 struct gc_state {
@@ -322,6 +346,8 @@ struct gc_state {
   struct size_class_list classes[MAX_KINDS][MAX_SMALL_GRANULES + 1];
   struct block *large;           /* every LARGE head, doubly linked */
   struct alloc_cache *caches;    /* every thread's allocation cache */
+  struct gc_thread *threads;     /* every registered thread */
+  unsigned thread_count;
   struct alloc_cache shared_cache; /* threads without a cache of their own */
   struct cursor locked_cursors[MAX_KINDS][MAX_SMALL_GRANULES + 1]; /* other kinds */
 
@@ -371,8 +397,8 @@ BIBOP_INTERNAL void *alloc_large(int kind, size_t lb);
 BIBOP_INTERNAL void *alloc_generic(size_t lb, int kind);
 BIBOP_INTERNAL void alloc_before_mark(void);
 BIBOP_INTERNAL void alloc_after_mark(void);
-BIBOP_INTERNAL bool alloc_thread_attach(void);   /* a cache for this thread */
-BIBOP_INTERNAL void alloc_thread_detach(void);
+BIBOP_INTERNAL struct alloc_cache *alloc_thread_attach(void); /* a cache for this thread */
+BIBOP_INTERNAL void alloc_cache_release(struct alloc_cache *ac);
 BIBOP_INTERNAL void alloc_free(void *p);
 BIBOP_INTERNAL size_t alloc_granules(size_t lb);   /* 0 if not small */
 

@@ -104,6 +104,8 @@ static int segment_callback(struct dl_phdr_info *info, size_t size, void *data) 
 }
 
 static void *current_stack_base(void) {
+  struct gc_thread *me = threads_self();
+  if (me) return me->stack_base;
   if (syscall(SYS_gettid) == getpid()) return main_stack_base;
   pthread_attr_t attr;
   void *addr;
@@ -114,20 +116,31 @@ static void *current_stack_base(void) {
   return (char *)addr + size;
 }
 
+static void scan_stack(uintptr_t lo, uintptr_t hi) {
+  if (lo >= hi) return;
+  mark_range((void *)lo, (void *)hi);
+  scanned_bytes += hi - lo;
+}
+
 /* Spill callee-saved registers into a jmp_buf on this frame, then scan from
    here to the stack base: the registers are part of the scanned stack. */
-static __attribute__((noinline)) void scan_stack_and_registers(void) {
+static __attribute__((noinline)) void scan_own_stack_and_registers(void) {
   jmp_buf regs;
   __builtin_unwind_init();
   setjmp(regs);
   void *base = current_stack_base();
-  uintptr_t sp = (uintptr_t)&regs;
-  if (base && (uintptr_t)base > sp) {
-    mark_range((void *)sp, base);
-    scanned_bytes += (uintptr_t)base - sp;
+  if (base) scan_stack((uintptr_t)&regs, (uintptr_t)base);
+  __asm__ volatile("" : : "r"(&regs) : "memory");   /* keep regs until here */
+}
+
+/* Other registered threads: stopped ones from where their handler stood,
+   blocking ones from where they entered GC_do_blocking. */
+static void scan_other_threads(void) {
+  struct gc_thread *self = threads_self();
+  for (struct gc_thread *t = gc.threads; t; t = t->next) {
+    if (t == self || (!t->stopped && !t->blocking) || !t->stack_ptr) continue;
+    scan_stack((uintptr_t)t->stack_ptr, (uintptr_t)t->stack_base);
   }
-  /* Keep regs alive until after the scan. */
-  __asm__ volatile("" : : "r"(&regs) : "memory");
 }
 
 static void default_push_other_roots(void) {}
@@ -141,7 +154,8 @@ size_t roots_mark_all(void) {
     struct root_range *r = &META_VEC_AT(&user_roots, struct root_range, i);
     scan_root_range(r->lo, r->hi);
   }
-  scan_stack_and_registers();
+  scan_own_stack_and_registers();
+  scan_other_threads();
   if (GC_push_other_roots) GC_push_other_roots();
   return scanned_bytes;
 }

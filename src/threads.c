@@ -1,0 +1,260 @@
+/*
+ * threads.c: the registry of threads the collector knows, and bdwgc's
+ * thread interface — registration, GC_pthread_* wrappers, blocking sections,
+ * fork handlers.
+ *
+ * A registered thread has a record (its stack base, and while it is stopped
+ * or blocking, the lowest live address of its stack) and its own allocation
+ * cache. The thread that calls GC_init is registered; threads started with
+ * GC_pthread_create (or pthread_create under GC_THREADS) register themselves
+ * before running their start routine; any other thread may call
+ * GC_register_my_thread. A pthread key destructor unregisters a thread that
+ * exits without doing so, so no stale stack range is left behind.
+ * Unregistered threads may allocate (through the shared cache, under the
+ * lock) but their stacks are not scanned, as in bdwgc.
+ * Invariant: the registry and each record's blocking state change only under
+ * the allocation lock, so a collection sees a stable set of threads.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static __thread struct gc_thread *tl_thread __attribute__((tls_model("initial-exec")));
+static pthread_key_t exit_key;
+static int handle_fork = 1;       /* GC_set_handle_fork: 1 auto, -1 manual, 0 off */
+
+struct gc_thread *threads_self(void) { return tl_thread; }
+
+static bool is_main_thread(void) { return syscall(SYS_gettid) == getpid(); }
+
+/* The highest address of the calling thread's stack. */
+static char *own_stack_base(void) {
+  if (is_main_thread()) return GC_stackbottom ? GC_stackbottom : os_main_stack_base();
+  pthread_attr_t attr;
+  void *addr;
+  size_t size;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return NULL;
+  int r = pthread_attr_getstack(&attr, &addr, &size);
+  pthread_attr_destroy(&attr);
+  return r == 0 ? (char *)addr + size : NULL;
+}
+
+/* Under the lock. */
+static struct gc_thread *register_locked(char *stack_base) {
+  struct gc_thread *t = meta_alloc(sizeof *t);
+  if (!t) return NULL;
+  t->id = pthread_self();
+  t->stack_base = stack_base;
+  t->cache = alloc_thread_attach();
+  t->next = gc.threads;
+  gc.threads = t;
+  gc.thread_count++;
+  tl_thread = t;
+  pthread_setspecific(exit_key, t);
+  return t;
+}
+
+/* Under the lock: forget record t (its cache's unused slots go back). */
+static void forget_locked(struct gc_thread *t) {
+  for (struct gc_thread **link = &gc.threads; *link; link = &(*link)->next) {
+    if (*link == t) {
+      *link = t->next;
+      break;
+    }
+  }
+  gc.thread_count--;
+  if (t->cache) alloc_cache_release(t->cache);
+  if (t == tl_thread) {
+    tl_thread = NULL;
+    pthread_setspecific(exit_key, NULL);
+  }
+  meta_free(t, sizeof *t);
+}
+
+static void unregister_at_exit(void *record) {
+  LOCK();
+  if (record == tl_thread) forget_locked(record);
+  UNLOCK();
+}
+
+static void fork_prepare(void) { LOCK(); }
+static void fork_parent(void) { UNLOCK(); }
+
+/* In the child only the forking thread exists: forget the others. */
+static void fork_child(void) {
+  struct gc_thread *t = gc.threads;
+  while (t) {
+    struct gc_thread *next = t->next;
+    if (t != tl_thread) forget_locked(t);
+    t = next;
+  }
+  if (tl_thread) tl_thread->id = pthread_self();
+  UNLOCK();
+}
+
+/* Called once by the collector's initialisation, under the lock. */
+void threads_init(void) {
+  if (pthread_key_create(&exit_key, unregister_at_exit) != 0)
+    gc_abort("bibop: cannot create the thread-exit key");
+  stopworld_init();
+  if (handle_fork > 0 && pthread_atfork(fork_prepare, fork_parent, fork_child) != 0)
+    gc_warn("GC Warning: bibop could not install its fork handlers\n", 0);
+  if (!register_locked(own_stack_base()))
+    gc_abort("bibop: cannot register the initial thread");
+}
+
+/* ---- registration ------------------------------------------------------------ */
+
+GC_API void GC_allow_register_threads(void) { gc_ensure_init(); }
+
+GC_API int GC_register_my_thread(const struct GC_stack_base *sb) {
+  gc_ensure_init();
+  if (!sb || !sb->mem_base) return GC_UNIMPLEMENTED;
+  LOCK();
+  int result = GC_DUPLICATE;
+  if (!tl_thread) result = register_locked(sb->mem_base) ? GC_SUCCESS : GC_NO_MEMORY;
+  UNLOCK();
+  return result;
+}
+
+GC_API int GC_unregister_my_thread(void) {
+  LOCK();
+  if (tl_thread) forget_locked(tl_thread);
+  UNLOCK();
+  return GC_SUCCESS;
+}
+
+GC_API int GC_thread_is_registered(void) { return tl_thread != NULL; }
+
+GC_API int GC_get_stack_base(struct GC_stack_base *sb) {
+  char *base = own_stack_base();
+  if (!base) return GC_UNIMPLEMENTED;
+  sb->mem_base = base;
+  return GC_SUCCESS;
+}
+
+GC_API void *GC_call_with_stack_base(GC_stack_base_func fn, void *arg) {
+  struct GC_stack_base sb;
+  sb.mem_base = __builtin_frame_address(0);
+  return fn(&sb, arg);
+}
+
+GC_API void GC_set_handle_fork(int value) { handle_fork = value; }
+
+GC_API void GC_atfork_prepare(void) { fork_prepare(); }
+GC_API void GC_atfork_parent(void) { fork_parent(); }
+GC_API void GC_atfork_child(void) { fork_child(); }
+
+/* ---- blocking sections ------------------------------------------------------- */
+
+/* While fn runs the thread is not stopped for collections; its stack above
+   this frame (registers spilled into it first) is scanned instead. fn must
+   not touch the collected heap. */
+GC_API void *GC_do_blocking(GC_fn_type fn, void *client_data) {
+  struct gc_thread *me = tl_thread;
+  if (!me) return fn(client_data);
+  jmp_buf regs;
+  __builtin_unwind_init();
+  setjmp(regs);
+  LOCK();
+  bool was_blocking = me->blocking;
+  char *was_sp = me->stack_ptr;
+  me->stack_ptr = (char *)&regs;
+  me->blocking = true;
+  UNLOCK();
+  void *result = fn(client_data);
+  LOCK();
+  me->blocking = was_blocking;
+  me->stack_ptr = was_sp;
+  UNLOCK();
+  __asm__ volatile("" : : "r"(&regs) : "memory");
+  return result;
+}
+
+/* Inside a blocking section: run fn as an ordinary (stoppable) thread. Its
+   whole stack is then scanned from wherever it is stopped. */
+GC_API void *GC_call_with_gc_active(GC_fn_type fn, void *client_data) {
+  struct gc_thread *me = tl_thread;
+  if (!me || !me->blocking) return fn(client_data);
+  LOCK();
+  char *blocked_sp = me->stack_ptr;
+  me->blocking = false;
+  UNLOCK();
+  void *result = fn(client_data);
+  LOCK();
+  me->blocking = true;
+  me->stack_ptr = blocked_sp;
+  UNLOCK();
+  return result;
+}
+
+GC_API void *GC_call_with_alloc_lock(GC_fn_type fn, void *client_data) {
+  gc_ensure_init();
+  LOCK();
+  void *result = fn(client_data);
+  UNLOCK();
+  return result;
+}
+
+/* gc.h makes these macros for clients without GC_THREADS; the library
+   exports them as functions all the same. */
+#undef GC_alloc_lock
+#undef GC_alloc_unlock
+GC_API void GC_alloc_lock(void) { LOCK(); }
+GC_API void GC_alloc_unlock(void) { UNLOCK(); }
+
+/* ---- pthread wrappers ------------------------------------------------------------ */
+
+struct start_info {
+  void *(*start)(void *);
+  void *arg;
+};
+
+static void *start_registered(void *p) {
+  struct start_info *si = p;
+  void *(*start)(void *) = si->start;
+  void *arg = si->arg;
+  LOCK();
+  if (!tl_thread) register_locked(own_stack_base());
+  UNLOCK();
+  GC_free(si);
+  return start(arg);   /* the exit key's destructor unregisters */
+}
+
+GC_API int GC_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                             void *(*start)(void *), void *arg) {
+  gc_ensure_init();
+  /* Uncollectable: it keeps arg alive until the new thread is registered. */
+  struct start_info *si = GC_malloc_uncollectable(sizeof *si);
+  if (!si) return EAGAIN;
+  si->start = start;
+  si->arg = arg;
+  int r = pthread_create(thread, attr, start_registered, si);
+  if (r != 0) GC_free(si);
+  return r;
+}
+
+GC_API int GC_pthread_join(pthread_t thread, void **retval) { return pthread_join(thread, retval); }
+GC_API int GC_pthread_detach(pthread_t thread) { return pthread_detach(thread); }
+GC_API int GC_pthread_cancel(pthread_t thread) { return pthread_cancel(thread); }
+GC_API void GC_pthread_exit(void *retval) { pthread_exit(retval); }
+
+/* The program may not block the suspend signal: that would hang collections. */
+GC_API int GC_pthread_sigmask(int how, const sigset_t *set, sigset_t *oset) {
+  if (!set || how == SIG_UNBLOCK) return pthread_sigmask(how, set, oset);
+  sigset_t allowed = *set;
+  sigdelset(&allowed, stopworld_suspend_signal());
+  return pthread_sigmask(how, &allowed, oset);
+}
+
+GC_API void *GC_dlopen(const char *path, int mode) {
+  /* Data segments are found anew at every collection: nothing to update. */
+  return dlopen(path, mode);
+}
