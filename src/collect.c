@@ -92,6 +92,7 @@ static void init_locked(void) {
   arena_init();
   heap_init();
   mark_init();
+  markers_init();
   roots_init();
   threads_init();
   gc.initialized = true;
@@ -173,6 +174,7 @@ void gc_collect_locked(const char *reason) {
   alloc_before_mark();
   mark_clear_all();
   notify(GC_EVENT_MARK_START);
+  markers_start_phase(&main_marker);
   gc.root_bytes = roots_mark_all();
   mark_finish();
   alloc_after_mark();

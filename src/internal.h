@@ -71,6 +71,8 @@
 /* Exported by bdwgc's library but declared in none of its public headers. */
 extern __attribute__((visibility("default"))) GC_abort_func GC_on_abort;
 extern __attribute__((visibility("default"))) void (*GC_push_other_roots)(void);
+/* Declared by gc.h only for GC_THREADS clients. */
+extern __attribute__((visibility("default"))) int GC_parallel;
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -402,17 +404,47 @@ BIBOP_INTERNAL void alloc_cache_release(struct alloc_cache *ac);
 BIBOP_INTERNAL void alloc_free(void *p);
 BIBOP_INTERNAL size_t alloc_granules(size_t lb);   /* 0 if not small */
 
-/* ---- marking (mark.c) ---------------------------------------------------------- */
+/* ---- marking (mark.c, markers.c) ------------------------------------------------ */
 
+struct mark_entry { char *start; GC_word descr; };   /* bdwgc's GC_ms_entry layout */
+
+/* One marker's private state: its stack (top is the last entry in use, as
+   in bdwgc), what it marked, whether it dropped an entry. */
+struct marker {
+  struct mark_entry *base, *limit, *top;
+  size_t capacity;
+  unsigned long marked;
+  bool overflowed;
+  bool parallel;       /* other markers run: set mark bits atomically */
+};
+
+BIBOP_INTERNAL extern struct marker main_marker;
+BIBOP_INTERNAL bool marker_init_stack(struct marker *m, size_t entries);
+BIBOP_INTERNAL void marker_drain(struct marker *m);
 BIBOP_INTERNAL void mark_init(void);
 BIBOP_INTERNAL void mark_clear_all(void);          /* start of a collection */
 BIBOP_INTERNAL void mark_range(const void *lo, const void *hi); /* roots, drained */
 BIBOP_INTERNAL void mark_push_range(const void *lo, const void *hi); /* for GC_push_all */
 BIBOP_INTERNAL void mark_drain(void);
-BIBOP_INTERNAL void mark_finish(void);              /* drain + overflow recovery */
+BIBOP_INTERNAL void mark_finish(void);              /* all markers done, overflow recovered */
 BIBOP_INTERNAL void mark_uncollectable_roots(void);
 /* Mark the object containing w if it is one; true if it was newly marked. */
 BIBOP_INTERNAL bool mark_word(uintptr_t w);
+
+/* Parallel marking (markers.c). */
+BIBOP_INTERNAL void markers_init(void);
+BIBOP_INTERNAL void markers_start_phase(struct marker *main);  /* before roots */
+BIBOP_INTERNAL void markers_finish_phase(struct marker *main); /* help until all done */
+BIBOP_INTERNAL void markers_share(struct marker *m);
+BIBOP_INTERNAL bool markers_overflowed(void);
+BIBOP_INTERNAL unsigned long markers_marked_objects(void);
+BIBOP_INTERNAL void markers_after_fork(void);
+BIBOP_INTERNAL extern volatile int markers_waiting;  /* idle markers wanting work */
+BIBOP_INTERNAL extern volatile size_t markers_pool_count;
+static inline bool markers_hungry(void) {
+  return __atomic_load_n(&markers_waiting, __ATOMIC_RELAXED) > 0 &&
+         __atomic_load_n(&markers_pool_count, __ATOMIC_RELAXED) == 0;
+}
 
 /* ---- roots (roots.c) ------------------------------------------------------------ */
 

@@ -9,41 +9,41 @@
  * reachable is lost).
  * Invariant 1: a candidate word is dereferenced only if the page table and
  * the block descriptor say it is inside an object of a committed heap block.
+ * Each marker (the collecting thread's, and the helpers of markers.c) has
+ * its own stack; with several markers, mark bits are set with an atomic OR
+ * and work is shared through markers.c's pool.
  * Runs with the world stopped and the allocation lock held.
  */
 #include "internal.h"
 
 #include <string.h>
 
-struct mark_entry { char *start; GC_word descr; };
-
 #define MARK_STACK_INITIAL_ENTRIES ((size_t)1 << 16)   /* 1 MiB */
 #define SCAN_CHUNK_BYTES 4096   /* long ranges are scanned this much at a time */
+#define SHARE_CHECK_INTERVAL 64 /* entries scanned between looks at idle markers */
 
-static struct mark_entry *ms_base, *ms_limit;   /* limit: one past the end */
-static struct mark_entry *ms_top;               /* last entry in use (bdwgc's convention) */
-static size_t ms_capacity;
-static bool ms_overflowed;
+struct marker main_marker;      /* the collecting thread's; roots are pushed here */
 
-static bool mark_stack_alloc(size_t entries) {
+bool marker_init_stack(struct marker *m, size_t entries) {
   struct mark_entry *s = meta_alloc(entries * sizeof *s);
   if (!s) return false;
-  if (ms_base) meta_free(ms_base, ms_capacity * sizeof *ms_base);
-  ms_base = s;
-  ms_capacity = entries;
-  ms_limit = s + entries;
-  ms_top = s - 1;
+  if (m->base) meta_free(m->base, m->capacity * sizeof *m->base);
+  m->base = s;
+  m->capacity = entries;
+  m->limit = s + entries;
+  m->top = s - 1;
   return true;
 }
 
 void mark_init(void) {
-  if (!mark_stack_alloc(MARK_STACK_INITIAL_ENTRIES))
+  if (!marker_init_stack(&main_marker, MARK_STACK_INITIAL_ENTRIES))
     gc_abort("bibop: cannot allocate the mark stack");
 }
 
-static inline struct mark_entry *push(struct mark_entry *top, char *start, GC_word descr) {
-  if (UNLIKELY(top + 1 >= ms_limit)) {
-    ms_overflowed = true;
+static inline struct mark_entry *push(struct marker *m, struct mark_entry *top, char *start,
+                                      GC_word descr) {
+  if (UNLIKELY(top + 1 >= m->limit)) {
+    m->overflowed = true;
     return top;
   }
   top++;
@@ -57,8 +57,18 @@ static inline GC_word descriptor_of(unsigned kind, size_t bytes) {
   return k->add_size ? k->descr + bytes : k->descr;
 }
 
+/* Set a mark bit; true if this marker set it. With several markers the bit
+   is set with an atomic OR, read first so marked objects cost no atomic. */
+static inline bool set_mark_bit(uint64_t *word, uint64_t bit, bool parallel) {
+  if (*word & bit) return false;
+  if (parallel) return !(__atomic_fetch_or(word, bit, __ATOMIC_RELAXED) & bit);
+  *word |= bit;
+  return true;
+}
+
 /* Mark the object w points into, if any; push it if it holds pointers. */
-static inline struct mark_entry *mark_candidate(struct mark_entry *top, uintptr_t w) {
+static inline struct mark_entry *mark_candidate(struct marker *m, struct mark_entry *top,
+                                                uintptr_t w, bool parallel) {
   struct block *b = pt_block_of(w);
   if (!b) return top;
   unsigned state = b->state;
@@ -68,17 +78,14 @@ static inline struct mark_entry *mark_candidate(struct mark_entry *top, uintptr_
     if (i >= b->nobjs) return top;
     size_t displacement = off - (size_t)i * b->obj_bytes;
     if (displacement && !GC_all_interior_pointers && !gc.valid_offsets[displacement]) return top;
-    uint64_t bit = (uint64_t)1 << (i & 63);
-    uint64_t *word = &b->u.mark[i >> 6];
-    if (*word & bit) return top;
     const struct kind *k = &gc.kinds[b->kind];
-    if (k->uncollectable) return top;      /* a free slot: live ones are roots */
-    *word |= bit;
-    b->n_marks++;
-    gc.marked_objects++;
-    if (!k->pointer_free) {
-      top = push(top, (char *)(w - displacement), descriptor_of(b->kind, b->obj_bytes));
-    }
+    if (k->uncollectable) return top;      /* live ones are roots; free slots stay free */
+    if (!set_mark_bit(&b->u.mark[i >> 6], (uint64_t)1 << (i & 63), parallel)) return top;
+    if (parallel) __atomic_fetch_add(&b->n_marks, 1, __ATOMIC_RELAXED);
+    else b->n_marks++;
+    m->marked++;
+    if (!k->pointer_free)
+      top = push(m, top, (char *)(w - displacement), descriptor_of(b->kind, b->obj_bytes));
     return top;
   }
   if (state == BLOCK_LARGE || state == BLOCK_LARGE_TAIL) {
@@ -89,42 +96,43 @@ static inline struct mark_entry *mark_candidate(struct mark_entry *top, uintptr_
     if (displacement && !GC_all_interior_pointers &&
         (displacement >= BLOCK_BYTES || !gc.valid_offsets[displacement]))
       return top;
-    h->u.large.marked = 1;
-    gc.marked_objects++;
+    if (!set_mark_bit(&h->u.large.marked, 1, parallel)) return top;
+    m->marked++;
     if (!gc.kinds[h->kind].pointer_free)
-      top = push(top, start, descriptor_of(h->kind, h->u.large.bytes));
+      top = push(m, top, start, descriptor_of(h->kind, h->u.large.bytes));
   }
   return top;
 }
 
-static struct mark_entry *scan_words(struct mark_entry *top, char *lo, char *hi) {
+static inline struct mark_entry *scan_words(struct marker *m, struct mark_entry *top, char *lo,
+                                            char *hi, bool parallel) {
   for (uintptr_t *p = (uintptr_t *)lo; (char *)(p + 1) <= hi; p++)
-    top = mark_candidate(top, *p);
+    top = mark_candidate(m, top, *p, parallel);
   return top;
 }
 
 /* Scan one entry, possibly pushing the rest of a long range back first. */
-static struct mark_entry *scan_entry(struct mark_entry *top, char *start, GC_word descr) {
+static inline struct mark_entry *scan_entry(struct marker *m, struct mark_entry *top,
+                                            char *start, GC_word descr, bool parallel) {
   switch (descr & GC_DS_TAGS) {
     case GC_DS_LENGTH: {
       size_t len = descr;
       if (len > SCAN_CHUNK_BYTES) {
-        top = push(top, start + SCAN_CHUNK_BYTES, len - SCAN_CHUNK_BYTES);
+        top = push(m, top, start + SCAN_CHUNK_BYTES, len - SCAN_CHUNK_BYTES);
         len = SCAN_CHUNK_BYTES;
       }
-      return scan_words(top, start, start + len);
+      return scan_words(m, top, start, start + len, parallel);
     }
     case GC_DS_BITMAP: {
       GC_word bits = descr & ~(GC_word)GC_DS_TAGS;
       uintptr_t *p = (uintptr_t *)start;
       for (; bits; bits <<= 1, p++)
-        if ((GC_signed_word)bits < 0) top = mark_candidate(top, *p);
+        if ((GC_signed_word)bits < 0) top = mark_candidate(m, top, *p, parallel);
       return top;
     }
     default:
-      /* Procedure and per-object descriptors arrive with custom kinds; until
-         then, treat the object conservatively is impossible without a
-         length, so an unknown tag is a collector bug. */
+      /* Procedure and per-object descriptors arrive with custom kinds; no
+         kind can produce them yet, so meeting one is a collector bug. */
       gc_abort("bibop: mark descriptor with an unsupported tag");
   }
 }
@@ -134,12 +142,12 @@ static struct mark_entry *scan_entry(struct mark_entry *top, char *start, GC_wor
    scanning of the entries ahead of it. */
 #define PREFETCH_FIFO_ENTRIES 16
 
-void mark_drain(void) {
+static inline void drain(struct marker *m, bool parallel) {
   struct mark_entry fifo[PREFETCH_FIFO_ENTRIES];
-  unsigned head = 0, count = 0;
-  struct mark_entry *top = ms_top;
+  unsigned head = 0, count = 0, until_share_check = SHARE_CHECK_INTERVAL;
+  struct mark_entry *top = m->top;
   for (;;) {
-    if (top >= ms_base && count < PREFETCH_FIFO_ENTRIES) {
+    if (top >= m->base && count < PREFETCH_FIFO_ENTRIES) {
       struct mark_entry e = *top--;
       __builtin_prefetch(e.start);
       fifo[(head + count) % PREFETCH_FIFO_ENTRIES] = e;
@@ -150,39 +158,56 @@ void mark_drain(void) {
     struct mark_entry e = fifo[head];
     head = (head + 1) % PREFETCH_FIFO_ENTRIES;
     count--;
-    top = scan_entry(top, e.start, e.descr);
+    top = scan_entry(m, top, e.start, e.descr, parallel);
+    if (parallel && --until_share_check == 0) {
+      until_share_check = SHARE_CHECK_INTERVAL;
+      if (top - m->base > 2 && markers_hungry()) {
+        m->top = top;
+        markers_share(m);
+        top = m->top;
+      }
+    }
   }
-  ms_top = top;
+  m->top = top;
 }
 
+void marker_drain(struct marker *m) {
+  if (m->parallel) drain(m, true);
+  else drain(m, false);
+}
+
+void mark_drain(void) { marker_drain(&main_marker); }
+
 bool mark_word(uintptr_t w) {
-  unsigned long before = gc.marked_objects;
-  ms_top = mark_candidate(ms_top, w);
-  return gc.marked_objects != before;
+  unsigned long before = main_marker.marked;
+  main_marker.top = mark_candidate(&main_marker, main_marker.top, w, main_marker.parallel);
+  return main_marker.marked != before;
 }
 
 void mark_push_range(const void *lo, const void *hi) {
   uintptr_t a = ((uintptr_t)lo + sizeof(void *) - 1) & ~(uintptr_t)(sizeof(void *) - 1);
   uintptr_t z = (uintptr_t)hi & ~(uintptr_t)(sizeof(void *) - 1);
   if (z <= a) return;
-  ms_top = push(ms_top, (char *)a, (GC_word)(z - a) & ~(GC_word)GC_DS_TAGS);
+  main_marker.top = push(&main_marker, main_marker.top, (char *)a, (GC_word)(z - a) & ~(GC_word)GC_DS_TAGS);
 }
 
-/* Roots are scanned one range at a time with the stack drained after each,
+/* Roots are scanned one piece at a time with the stack drained after each,
    so a root range is never the entry that gets dropped on overflow. */
 void mark_range(const void *lo, const void *hi) {
+  struct marker *m = &main_marker;
   uintptr_t a = ((uintptr_t)lo + sizeof(void *) - 1) & ~(uintptr_t)(sizeof(void *) - 1);
   uintptr_t z = (uintptr_t)hi & ~(uintptr_t)(sizeof(void *) - 1);
   while (a < z) {
     uintptr_t piece = z - a > SCAN_CHUNK_BYTES ? a + SCAN_CHUNK_BYTES : z;
-    ms_top = scan_words(ms_top, (char *)a, (char *)piece);
-    mark_drain();
+    if (m->parallel) m->top = scan_words(m, m->top, (char *)a, (char *)piece, true);
+    else m->top = scan_words(m, m->top, (char *)a, (char *)piece, false);
+    marker_drain(m);
     a = piece;
   }
 }
 
 void mark_clear_all(void) {
-  gc.marked_objects = 0;
+  main_marker.marked = 0;
   for (unsigned k = 0; k < gc.n_kinds; k++) {
     if (gc.kinds[k].uncollectable) continue;
     for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
@@ -197,6 +222,7 @@ void mark_clear_all(void) {
 
 /* Push every live object of one small block (its set bits). */
 static void push_block_objects(struct block *b) {
+  struct marker *m = &main_marker;
   char *base = block_addr(b);
   GC_word descr = descriptor_of(b->kind, b->obj_bytes);
   for (unsigned w = 0; w < MARK_WORDS; w++) {
@@ -204,45 +230,45 @@ static void push_block_objects(struct block *b) {
     while (bits) {
       unsigned i = w * 64 + (unsigned)__builtin_ctzll(bits);
       bits &= bits - 1;
-      ms_top = push(ms_top, base + (size_t)i * b->obj_bytes, descr);
-      mark_drain();
+      m->top = push(m, m->top, base + (size_t)i * b->obj_bytes, descr);
+      marker_drain(m);
     }
   }
 }
 
-void mark_uncollectable_roots(void) {
-  for (unsigned k = 0; k < gc.n_kinds; k++) {
-    if (!gc.kinds[k].uncollectable || gc.kinds[k].pointer_free) continue;
-    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
-      for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) push_block_objects(b);
-  }
-  for (struct block *h = gc.large; h; h = h->next) {
-    if (!gc.kinds[h->kind].uncollectable || gc.kinds[h->kind].pointer_free) continue;
-    ms_top = push(ms_top, block_addr(h), descriptor_of(h->kind, h->u.large.bytes));
-    mark_drain();
-  }
+static void push_large_object(struct block *h) {
+  main_marker.top = push(&main_marker, main_marker.top, block_addr(h),
+                         descriptor_of(h->kind, h->u.large.bytes));
+  marker_drain(&main_marker);
 }
 
-/* Overflow recovery: scan every marked object that holds pointers again. */
-static void rescan_marked(void) {
+/* Push the objects of every pointerful kind that `which` selects. */
+static void push_objects_of(bool (*which)(const struct kind *k, bool marked)) {
   for (unsigned k = 0; k < gc.n_kinds; k++) {
-    if (gc.kinds[k].pointer_free) continue;
+    if (gc.kinds[k].pointer_free || !which(&gc.kinds[k], true)) continue;
     for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
       for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) push_block_objects(b);
   }
-  for (struct block *h = gc.large; h; h = h->next) {
-    if (gc.kinds[h->kind].pointer_free || !h->u.large.marked) continue;
-    ms_top = push(ms_top, block_addr(h), descriptor_of(h->kind, h->u.large.bytes));
-    mark_drain();
-  }
+  for (struct block *h = gc.large; h; h = h->next)
+    if (!gc.kinds[h->kind].pointer_free && which(&gc.kinds[h->kind], h->u.large.marked))
+      push_large_object(h);
 }
+
+static bool is_uncollectable(const struct kind *k, bool marked) { (void)marked; return k->uncollectable; }
+static bool is_marked(const struct kind *k, bool marked) { (void)k; return marked; }
+
+void mark_uncollectable_roots(void) { push_objects_of(is_uncollectable); }
 
 void mark_finish(void) {
-  mark_drain();
-  while (ms_overflowed) {
-    ms_overflowed = false;
-    /* Grow if memory allows; recovery works at any size, only slower. */
-    (void)mark_stack_alloc(ms_capacity * 2);
-    rescan_marked();
+  markers_finish_phase(&main_marker);
+  while (main_marker.overflowed || markers_overflowed()) {
+    /* Overflow recovery, on this thread alone: every marked object is
+       scanned again; the stack grows if memory allows (recovery works at
+       any size, only slower). */
+    main_marker.overflowed = false;
+    main_marker.parallel = false;
+    (void)marker_init_stack(&main_marker, main_marker.capacity * 2);
+    push_objects_of(is_marked);
   }
+  gc.marked_objects = main_marker.marked + markers_marked_objects();
 }

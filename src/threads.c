@@ -96,6 +96,7 @@ static void fork_child(void) {
     t = next;
   }
   if (tl_thread) tl_thread->id = pthread_self();
+  markers_after_fork();
   UNLOCK();
 }
 
