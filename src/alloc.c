@@ -183,6 +183,7 @@ void *alloc_small_slow(int kind, unsigned granules, size_t lb) {
   void *p = cursor_pop(c, bytes);
   UNLOCK();
   if (gc.kinds[kind].zero_on_alloc) zero_object(p, bytes);
+  if (UNLIKELY(finalize_pending)) finalize_run_pending();
   return p;
 }
 
@@ -226,6 +227,7 @@ void *alloc_large(int kind, size_t lb) {
   gc.bytes_since_gc += bytes;
   UNLOCK();
   if (!zeroed && gc.kinds[kind].zero_on_alloc) zero_object(start, bytes);
+  if (UNLIKELY(finalize_pending)) finalize_run_pending();
   return start;
 }
 
@@ -335,6 +337,7 @@ void alloc_free(void *p) {
       }
       b->u.mark[i / 64] &= ~bit;
       gc.freed_since_gc += b->obj_bytes;
+      finalize_forget_object(p);
       if (!b->head) {                  /* offer the slot for reuse soon */
         struct size_class_list *cls = &gc.classes[b->kind][b->granules];
         b->head = cls->freed ? cls->freed : FREED_LIST_END;
@@ -349,6 +352,7 @@ void alloc_free(void *p) {
     if (b->next) b->next->u.large.prev = b->u.large.prev;
     size_t n = b->u.large.nblocks;
     gc.freed_since_gc += b->u.large.bytes;
+    finalize_forget_object(p);
     gc.blocks_in_use -= n;
     heap_free_blocks(b, n);
     UNLOCK();

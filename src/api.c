@@ -51,6 +51,7 @@ GC_API void GC_gcollect(void) {
   LOCK();
   if (!GC_dont_gc) gc_collect_locked("explicit");
   UNLOCK();
+  finalize_run_pending();
 }
 
 GC_API int GC_try_to_collect(GC_stop_func stop_func) {
@@ -60,6 +61,7 @@ GC_API int GC_try_to_collect(GC_stop_func stop_func) {
   int done = !GC_dont_gc;
   if (done) gc_collect_locked("explicit");
   UNLOCK();
+  finalize_run_pending();
   return done;
 }
 

@@ -177,6 +177,7 @@ void gc_collect_locked(const char *reason) {
   markers_start_phase(&main_marker);
   gc.root_bytes = roots_mark_all();
   mark_finish();
+  finalize_after_mark();
   alloc_after_mark();
   notify(GC_EVENT_MARK_END);
   /* Sweep setup touches only block lists, never a thread's cursor: the

@@ -430,6 +430,10 @@ BIBOP_INTERNAL void mark_finish(void);              /* all markers done, overflo
 BIBOP_INTERNAL void mark_uncollectable_roots(void);
 /* Mark the object containing w if it is one; true if it was newly marked. */
 BIBOP_INTERNAL bool mark_word(uintptr_t w);
+BIBOP_INTERNAL void mark_recover_overflow(void);
+BIBOP_INTERNAL bool mark_is_marked(const void *obj);
+BIBOP_INTERNAL void mark_set_bit(const void *obj, bool on);
+BIBOP_INTERNAL void mark_from_contents(const void *obj);
 
 /* Parallel marking (markers.c). */
 BIBOP_INTERNAL void markers_init(void);
@@ -445,6 +449,14 @@ static inline bool markers_hungry(void) {
   return __atomic_load_n(&markers_waiting, __ATOMIC_RELAXED) > 0 &&
          __atomic_load_n(&markers_pool_count, __ATOMIC_RELAXED) == 0;
 }
+
+/* ---- finalization and weak links (finalize.c) ------------------------------------ */
+
+BIBOP_INTERNAL void finalize_mark_roots(void);     /* client data, queued objects */
+BIBOP_INTERNAL void finalize_after_mark(void);     /* links, ordering, queueing */
+BIBOP_INTERNAL void finalize_forget_object(void *obj);   /* GC_free'd */
+BIBOP_INTERNAL void finalize_run_pending(void);     /* outside the lock */
+BIBOP_INTERNAL extern volatile bool finalize_pending; /* finalizers are queued */
 
 /* ---- roots (roots.c) ------------------------------------------------------------ */
 

@@ -259,16 +259,68 @@ static bool is_marked(const struct kind *k, bool marked) { (void)k; return marke
 
 void mark_uncollectable_roots(void) { push_objects_of(is_uncollectable); }
 
-void mark_finish(void) {
-  markers_finish_phase(&main_marker);
+/* Overflow recovery, on this thread alone: every marked object is scanned
+   again; the stack grows if memory allows (recovery works at any size, only
+   slower). */
+void mark_recover_overflow(void) {
   while (main_marker.overflowed || markers_overflowed()) {
-    /* Overflow recovery, on this thread alone: every marked object is
-       scanned again; the stack grows if memory allows (recovery works at
-       any size, only slower). */
     main_marker.overflowed = false;
     main_marker.parallel = false;
     (void)marker_init_stack(&main_marker, main_marker.capacity * 2);
     push_objects_of(is_marked);
   }
+}
+
+void mark_finish(void) {
+  markers_finish_phase(&main_marker);
+  mark_recover_overflow();
   gc.marked_objects = main_marker.marked + markers_marked_objects();
+}
+
+/* ---- object-level marking for finalization (serial, after mark_finish) ---- */
+
+/* The mark bit of the object starting at obj; NULL bit pointer if obj is
+   not an object start of the heap. */
+static uint64_t *mark_bit_of(const void *obj, uint64_t *bit, struct block **blk) {
+  struct block *b = pt_block_of((uintptr_t)obj);
+  if (!b) return NULL;
+  *blk = b;
+  if (b->state == BLOCK_SMALL) {
+    unsigned i = 0;
+    if (small_object_start(b, (uintptr_t)obj, &i) != obj) return NULL;
+    *bit = (uint64_t)1 << (i & 63);
+    return &b->u.mark[i >> 6];
+  }
+  if (b->state == BLOCK_LARGE && block_addr(b) == obj) {
+    *bit = 1;
+    return &b->u.large.marked;
+  }
+  return NULL;
+}
+
+bool mark_is_marked(const void *obj) {
+  uint64_t bit;
+  struct block *b;
+  uint64_t *word = mark_bit_of(obj, &bit, &b);
+  return word && (*word & bit);
+}
+
+/* Set or clear obj's mark bit without scanning it (n_marks follows). */
+void mark_set_bit(const void *obj, bool on) {
+  uint64_t bit;
+  struct block *b;
+  uint64_t *word = mark_bit_of(obj, &bit, &b);
+  if (!word || !(*word & bit) == !on) return;
+  if (on) *word |= bit;
+  else *word &= ~bit;
+  if (b->state == BLOCK_SMALL) b->n_marks += on ? 1 : -1;
+}
+
+/* Mark everything reachable from obj's contents, not obj itself. */
+void mark_from_contents(const void *obj) {
+  struct block *b = pt_block_of((uintptr_t)obj);
+  if (!b || gc.kinds[b->kind].pointer_free) return;
+  size_t bytes = b->state == BLOCK_SMALL ? b->obj_bytes : b->u.large.bytes;
+  main_marker.top = push(&main_marker, main_marker.top, (char *)obj, descriptor_of(b->kind, bytes));
+  marker_drain(&main_marker);
 }

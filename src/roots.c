@@ -154,6 +154,7 @@ size_t roots_mark_all(void) {
     struct root_range *r = &META_VEC_AT(&user_roots, struct root_range, i);
     scan_root_range(r->lo, r->hi);
   }
+  finalize_mark_roots();
   scan_own_stack_and_registers();
   scan_other_threads();
   if (GC_push_other_roots) GC_push_other_roots();

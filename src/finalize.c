@@ -1,0 +1,384 @@
+/*
+ * finalize.c: finalizers and disappearing (weak) links, bdwgc semantics.
+ *
+ * Tables live in metadata memory (never scanned): finalizers by object,
+ * short and long links by link address. After marking, in this order:
+ *   1. links that lie inside unreachable heap objects are forgotten (never
+ *      written: that memory is garbage);
+ *   2. short links to unreachable objects are cleared;
+ *   3. ordering: from every unreachable finalizable object, everything its
+ *      contents reach is marked (not the object itself; for ignore_self the
+ *      object counts as marked meanwhile; no_order marks nothing), so an
+ *      object reachable from another finalizable one waits a cycle;
+ *   4. finalizable objects still unmarked are queued, and they and all they
+ *      reach are marked: they and their referents stay intact until their
+ *      finalizer has run (Java-style, whatever GC_java_finalization says);
+ *      "unreachable" finalizers are queued only if still unmarked then;
+ *   5. long links to objects still unmarked are cleared.
+ * Queued finalizers run outside the lock, never inside the collector and
+ * never re-entrantly on one thread: from GC_invoke_finalizers, or after an
+ * allocation or GC_gcollect unless GC_finalize_on_demand (then the
+ * notifier is called instead). Client data of registered finalizers and
+ * queued objects are roots.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+enum fin_mode { FIN_NORMAL, FIN_IGNORE_SELF, FIN_NO_ORDER, FIN_UNREACHABLE };
+
+struct hnode { struct hnode *next; uintptr_t key; };
+
+struct fin_entry {
+  struct hnode h;                 /* key: the object */
+  GC_finalization_proc fn;
+  void *cd;
+  enum fin_mode mode;
+  struct fin_entry *queue_next;
+};
+
+struct link_entry {
+  struct hnode h;                 /* key: the link's address */
+  void *obj;
+};
+
+struct table { struct hnode **buckets; size_t nbuckets, count; };
+
+static struct table finalizers, short_links, long_links;
+static struct fin_entry *queue_head, *queue_tail;   /* ready to run */
+static size_t queue_length;
+static __thread bool running_finalizers;
+volatile bool finalize_pending;                     /* hint read without the lock */
+
+static size_t bucket_of(const struct table *t, uintptr_t key) {
+  return (size_t)((key >> 4) * 0x9E3779B97F4A7C15ull >> 20) & (t->nbuckets - 1);
+}
+
+static bool table_grow(struct table *t) {
+  size_t n = t->nbuckets ? t->nbuckets * 2 : 256;
+  struct hnode **b = meta_alloc(n * sizeof *b);
+  if (!b) return false;
+  struct table fresh = { b, n, t->count };
+  for (size_t i = 0; i < t->nbuckets; i++) {
+    struct hnode *e = t->buckets[i];
+    while (e) {
+      struct hnode *next = e->next;
+      size_t k = bucket_of(&fresh, e->key);
+      e->next = b[k];
+      b[k] = e;
+      e = next;
+    }
+  }
+  if (t->buckets) meta_free(t->buckets, t->nbuckets * sizeof *t->buckets);
+  *t = fresh;
+  return true;
+}
+
+static struct hnode **table_find(struct table *t, uintptr_t key) {
+  if (!t->nbuckets) return NULL;
+  for (struct hnode **p = &t->buckets[bucket_of(t, key)]; *p; p = &(*p)->next)
+    if ((*p)->key == key) return p;
+  return NULL;
+}
+
+static bool table_insert(struct table *t, struct hnode *e) {
+  if (t->count >= t->nbuckets && !table_grow(t) && !t->nbuckets) return false;
+  size_t k = bucket_of(t, e->key);
+  e->next = t->buckets[k];
+  t->buckets[k] = e;
+  t->count++;
+  return true;
+}
+
+static struct hnode *table_unlink(struct table *t, struct hnode **p) {
+  struct hnode *e = *p;
+  *p = e->next;
+  t->count--;
+  return e;
+}
+
+/* Visit every node; fn returns true to remove (and free) it. */
+static void table_filter(struct table *t, bool (*fn)(struct hnode *), size_t size) {
+  for (size_t i = 0; i < t->nbuckets; i++) {
+    struct hnode **p = &t->buckets[i];
+    while (*p) {
+      if (fn(*p)) meta_free(table_unlink(t, p), size);
+      else p = &(*p)->next;
+    }
+  }
+}
+
+/* ---- the collector's side -------------------------------------------------------- */
+
+void finalize_mark_roots(void) {
+  for (size_t i = 0; i < finalizers.nbuckets; i++)
+    for (struct hnode *h = finalizers.buckets[i]; h; h = h->next) {
+      struct fin_entry *e = (struct fin_entry *)h;
+      mark_range(&e->cd, &e->cd + 1);
+    }
+  for (struct fin_entry *e = queue_head; e; e = e->queue_next) {
+    mark_range(&e->h.key, &e->h.key + 1);
+    mark_range(&e->cd, &e->cd + 1);
+  }
+}
+
+/* A link inside a heap object that is now garbage must not be written. */
+static bool link_is_dangling(struct hnode *h) {
+  void *container = GC_base((void *)h->key);
+  return container && !mark_is_marked(container);
+}
+
+static bool clear_if_unreachable(struct hnode *h) {
+  struct link_entry *l = (struct link_entry *)h;
+  if (mark_is_marked(l->obj)) return false;
+  *(void **)h->key = NULL;
+  return true;
+}
+
+static void enqueue(struct fin_entry *e) {
+  e->queue_next = NULL;
+  if (queue_tail) queue_tail->queue_next = e;
+  else queue_head = e;
+  queue_tail = e;
+  queue_length++;
+}
+
+/* Queue the unmarked finalizable objects of the given modes; mark them and
+   everything they reach. */
+static void queue_unmarked(bool unreachable_mode) {
+  for (size_t i = 0; i < finalizers.nbuckets; i++) {
+    struct hnode **p = &finalizers.buckets[i];
+    while (*p) {
+      struct fin_entry *e = (struct fin_entry *)*p;
+      if ((e->mode == FIN_UNREACHABLE) != unreachable_mode || mark_is_marked((void *)e->h.key)) {
+        p = &(*p)->next;
+        continue;
+      }
+      table_unlink(&finalizers, p);
+      enqueue(e);
+    }
+  }
+  for (struct fin_entry *e = queue_head; e; e = e->queue_next) {
+    if (!mark_is_marked((void *)e->h.key)) {
+      mark_word(e->h.key);
+      mark_drain();
+    }
+  }
+}
+
+void finalize_after_mark(void) {
+  if (!finalizers.count && !short_links.count && !long_links.count) return;
+  table_filter(&short_links, link_is_dangling, sizeof(struct link_entry));
+  table_filter(&long_links, link_is_dangling, sizeof(struct link_entry));
+  table_filter(&short_links, clear_if_unreachable, sizeof(struct link_entry));
+
+  size_t queued_before = queue_length;
+  for (size_t i = 0; i < finalizers.nbuckets; i++)
+    for (struct hnode *h = finalizers.buckets[i]; h; h = h->next) {
+      struct fin_entry *e = (struct fin_entry *)h;
+      void *obj = (void *)h->key;
+      if (mark_is_marked(obj)) continue;
+      if (e->mode == FIN_NORMAL) {
+        mark_from_contents(obj);
+      } else if (e->mode == FIN_IGNORE_SELF) {
+        mark_set_bit(obj, true);
+        mark_from_contents(obj);
+        mark_set_bit(obj, false);
+      }
+    }
+  queue_unmarked(false);
+  queue_unmarked(true);
+  mark_recover_overflow();
+
+  table_filter(&long_links, clear_if_unreachable, sizeof(struct link_entry));
+  if (queue_length > queued_before) __atomic_store_n(&finalize_pending, true, __ATOMIC_RELEASE);
+}
+
+void finalize_forget_object(void *obj) {
+  if (!finalizers.count) return;
+  struct hnode **p = table_find(&finalizers, (uintptr_t)obj);
+  if (p) meta_free(table_unlink(&finalizers, p), sizeof(struct fin_entry));
+}
+
+/* ---- registration ---------------------------------------------------------------- */
+
+static void register_finalizer(void *obj, GC_finalization_proc fn, void *cd,
+                               GC_finalization_proc *ofn, void **ocd, enum fin_mode mode) {
+  gc_ensure_init();
+  GC_finalization_proc old_fn = NULL;
+  void *old_cd = NULL;
+  LOCK();
+  if (obj && GC_base(obj) == obj) {
+    struct hnode **p = table_find(&finalizers, (uintptr_t)obj);
+    if (p) {
+      struct fin_entry *e = (struct fin_entry *)*p;
+      old_fn = e->fn;
+      old_cd = e->cd;
+      if (fn) {
+        e->fn = fn;
+        e->cd = cd;
+        e->mode = mode;
+      } else {
+        meta_free(table_unlink(&finalizers, p), sizeof *e);
+      }
+    } else if (fn) {
+      struct fin_entry *e = meta_alloc(sizeof *e);
+      if (e) {
+        e->h.key = (uintptr_t)obj;
+        e->fn = fn;
+        e->cd = cd;
+        e->mode = mode;
+        if (!table_insert(&finalizers, &e->h)) meta_free(e, sizeof *e), e = NULL;
+      }
+      if (!e) gc_warn("GC Warning: no memory to register a finalizer for %p\n", (GC_word)(uintptr_t)obj);
+    }
+  }
+  UNLOCK();
+  if (ofn) *ofn = old_fn;
+  if (ocd) *ocd = old_cd;
+}
+
+GC_API void GC_register_finalizer(void *obj, GC_finalization_proc fn, void *cd,
+                                  GC_finalization_proc *ofn, void **ocd) {
+  register_finalizer(obj, fn, cd, ofn, ocd, FIN_NORMAL);
+}
+GC_API void GC_register_finalizer_ignore_self(void *obj, GC_finalization_proc fn, void *cd,
+                                              GC_finalization_proc *ofn, void **ocd) {
+  register_finalizer(obj, fn, cd, ofn, ocd, FIN_IGNORE_SELF);
+}
+GC_API void GC_register_finalizer_no_order(void *obj, GC_finalization_proc fn, void *cd,
+                                           GC_finalization_proc *ofn, void **ocd) {
+  register_finalizer(obj, fn, cd, ofn, ocd, FIN_NO_ORDER);
+}
+GC_API void GC_register_finalizer_unreachable(void *obj, GC_finalization_proc fn, void *cd,
+                                              GC_finalization_proc *ofn, void **ocd) {
+  register_finalizer(obj, fn, cd, ofn, ocd, FIN_UNREACHABLE);
+}
+
+static int register_link(struct table *t, void **link, const void *obj) {
+  if (!link || ((uintptr_t)link & (sizeof(void *) - 1))) {
+    gc_warn("GC Warning: bad disappearing link address %p\n", (GC_word)(uintptr_t)link);
+    return GC_NOT_FOUND;
+  }
+  gc_ensure_init();
+  LOCK();
+  int result = GC_DUPLICATE;
+  if (!table_find(t, (uintptr_t)link)) {
+    struct link_entry *l = meta_alloc(sizeof *l);
+    result = GC_NO_MEMORY;
+    if (l) {
+      l->h.key = (uintptr_t)link;
+      l->obj = (void *)obj;
+      if (table_insert(t, &l->h)) result = GC_SUCCESS;
+      else meta_free(l, sizeof *l);
+    }
+  }
+  UNLOCK();
+  return result;
+}
+
+static int unregister_link(struct table *t, void **link) {
+  LOCK();
+  struct hnode **p = table_find(t, (uintptr_t)link);
+  if (p) meta_free(table_unlink(t, p), sizeof(struct link_entry));
+  UNLOCK();
+  return p != NULL;
+}
+
+static int move_link(struct table *t, void **link, void **new_link) {
+  LOCK();
+  int result = GC_NOT_FOUND;
+  struct hnode **p = table_find(t, (uintptr_t)link);
+  if (p) {
+    if (link == new_link) {
+      result = GC_SUCCESS;
+    } else if (table_find(t, (uintptr_t)new_link)) {
+      result = GC_DUPLICATE;
+    } else {
+      struct hnode *e = table_unlink(t, p);
+      e->key = (uintptr_t)new_link;
+      table_insert(t, e);   /* the table has room: it just lost this node */
+      result = GC_SUCCESS;
+    }
+  }
+  UNLOCK();
+  return result;
+}
+
+GC_API int GC_general_register_disappearing_link(void **link, const void *obj) {
+  return register_link(&short_links, link, obj);
+}
+GC_API int GC_register_disappearing_link(void **link) {
+  void *base = link ? GC_base(link) : NULL;
+  if (!base) return GC_NOT_FOUND;
+  return register_link(&short_links, link, base);
+}
+GC_API int GC_unregister_disappearing_link(void **link) { return unregister_link(&short_links, link); }
+GC_API int GC_move_disappearing_link(void **link, void **new_link) {
+  return move_link(&short_links, link, new_link);
+}
+GC_API int GC_register_long_link(void **link, const void *obj) {
+  return register_link(&long_links, link, obj);
+}
+GC_API int GC_unregister_long_link(void **link) { return unregister_link(&long_links, link); }
+GC_API int GC_move_long_link(void **link, void **new_link) {
+  return move_link(&long_links, link, new_link);
+}
+
+/* ---- running finalizers ------------------------------------------------------------ */
+
+GC_API int GC_should_invoke_finalizers(void) { return queue_head != NULL; }
+
+GC_API int GC_invoke_finalizers(void) {
+  if (running_finalizers) return 0;
+  running_finalizers = true;
+  int count = 0;
+  for (;;) {
+    LOCK();
+    struct fin_entry *e = queue_head;
+    if (e) {
+      queue_head = e->queue_next;
+      if (!queue_head) queue_tail = NULL;
+      queue_length--;
+    } else {
+      __atomic_store_n(&finalize_pending, false, __ATOMIC_RELAXED);
+    }
+    UNLOCK();
+    if (!e) break;
+    void *obj = (void *)e->h.key, *cd = e->cd;
+    GC_finalization_proc fn = e->fn;
+    meta_free(e, sizeof *e);
+    fn(obj, cd);   /* obj and cd are on this stack now: they stay alive */
+    count++;
+  }
+  running_finalizers = false;
+  return count;
+}
+
+void finalize_run_pending(void) {
+  if (!__atomic_load_n(&finalize_pending, __ATOMIC_ACQUIRE) || running_finalizers) return;
+  if (!GC_finalize_on_demand) {
+    GC_invoke_finalizers();
+  } else if (GC_finalizer_notifier) {
+    __atomic_store_n(&finalize_pending, false, __ATOMIC_RELAXED);
+    GC_finalizer_notifier();
+  }
+}
+
+GC_API void GC_finalize_all(void) {
+  gc_ensure_init();
+  LOCK();
+  for (size_t i = 0; i < finalizers.nbuckets; i++) {
+    struct hnode **p = &finalizers.buckets[i];
+    while (*p) enqueue((struct fin_entry *)table_unlink(&finalizers, p));
+  }
+  UNLOCK();
+  GC_invoke_finalizers();
+}
+
+GC_API void GC_set_finalize_on_demand(int value) { GC_finalize_on_demand = value; }
+GC_API int GC_get_finalize_on_demand(void) { return GC_finalize_on_demand; }
+GC_API void GC_set_java_finalization(int value) { GC_java_finalization = value; }
+GC_API int GC_get_java_finalization(void) { return GC_java_finalization; }
+GC_API void GC_set_finalizer_notifier(GC_finalizer_notifier_proc fn) { GC_finalizer_notifier = fn; }
+GC_API GC_finalizer_notifier_proc GC_get_finalizer_notifier(void) { return GC_finalizer_notifier; }
