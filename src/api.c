@@ -9,6 +9,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- exported data, as bdwgc 8.2 exports it ------------------------------- */
@@ -330,4 +331,42 @@ GC_API void GC_end_stubborn_change(const void *p) { (void)p; }
 /* Keeps x live in the caller's frame: the compiler cannot drop it. */
 GC_API void GC_noop1(GC_word x) {
   __asm__ volatile("" : : "r"(x) : "memory");
+}
+
+/* ---- the rest of what real clients import ------------------------------------ */
+
+GC_API void GC_set_start_callback(GC_start_callback_proc fn) {
+  LOCK();
+  gc.start_callback = fn;
+  UNLOCK();
+}
+GC_API GC_start_callback_proc GC_get_start_callback(void) { return gc.start_callback; }
+
+/* bibop is not incremental: collections are always whole (documented). */
+GC_API void GC_enable_incremental(void) {}
+GC_API int GC_is_incremental_mode(void) { return 0; }
+
+/* bdwgc's GC_is_visible checks p only in its debugging builds and returns
+   it; so does bibop. */
+GC_API void *GC_is_visible(void *p) { return p; }
+
+GC_API void GC_push_finalizer_structures(void) {}
+
+/* A summary of the heap on stdout, for humans. */
+GC_API void GC_dump(void) {
+  LOCK();
+  printf("bibop heap: %lu collections, budget %zu bytes, %zu blocks in use, "
+         "committed %zu bytes, live after last collection %zu bytes (%lu objects)\n",
+         (unsigned long)GC_gc_no, gc.heap_budget, gc.blocks_in_use, arena_committed_bytes(),
+         gc.live_ptr_bytes + gc.live_atomic_bytes, gc.marked_objects);
+  for (unsigned k = 0; k < gc.n_kinds; k++) {
+    size_t blocks = 0;
+    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
+      for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) blocks++;
+    printf("  kind %u: %zu small blocks\n", k, blocks);
+  }
+  size_t large = 0, large_bytes = 0;
+  for (struct block *h = gc.large; h; h = h->next) large++, large_bytes += h->u.large.bytes;
+  printf("  large objects: %zu (%zu bytes)\n", large, large_bytes);
+  UNLOCK();
 }

@@ -86,6 +86,7 @@ static void init_locked(void) {
   gc.unmap_threshold = DEFAULT_UNMAP_THRESHOLD;
   if (!gc.heap_budget) gc.heap_budget = DEFAULT_INITIAL_HEAP;
   define_builtin_kinds();
+  kinds_init();
   read_environment();
   if (gc.max_heap && gc.heap_budget > gc.max_heap) gc.heap_budget = gc.max_heap;
   pt_init();
@@ -166,6 +167,7 @@ void gc_collect_locked(const char *reason) {
   if (gc.collecting) return;
   gc.collecting = true;
   uint64_t t0 = os_now_ns();
+  if (gc.start_callback) gc.start_callback();   /* with the lock held, as bdwgc */
   notify(GC_EVENT_START);
 
   notify(GC_EVENT_PRE_STOP_WORLD);
@@ -191,6 +193,7 @@ void gc_collect_locked(const char *reason) {
   notify(GC_EVENT_RECLAIM_END);
 
   GC_gc_no++;
+  gc.total_bytes += gc.bytes_since_gc;
   gc.bytes_since_gc = 0;
   gc.freed_since_gc = 0;
   update_pacing();

@@ -103,7 +103,8 @@ extern __attribute__((visibility("default"))) int GC_parallel;
 
 /* bdwgc's kind numbers: clients pass them to GC_generic_malloc. */
 enum { KIND_PTRFREE = 0, KIND_NORMAL = 1, KIND_UNCOLLECTABLE = 2,
-       KIND_ATOMIC_UNCOLLECTABLE = 3, KIND_BUILTIN_COUNT = 4 };
+       KIND_ATOMIC_UNCOLLECTABLE = 3, KIND_BUILTIN_COUNT = 4,
+       KIND_TYPED = 4 /* made by kinds_init, first after the builtins */ };
 #define MAX_KINDS 16
 #define CACHED_KINDS 2   /* PTRFREE and NORMAL have per-thread caches */
 
@@ -372,6 +373,7 @@ struct gc_state {
 
   GC_warn_proc warn_proc;
   GC_on_collection_event_proc on_event;
+  GC_start_callback_proc start_callback;
   uint8_t valid_offsets[BLOCK_BYTES]; /* displacements recognised without interior pointers */
 };
 
@@ -431,6 +433,7 @@ BIBOP_INTERNAL void mark_uncollectable_roots(void);
 /* Mark the object containing w if it is one; true if it was newly marked. */
 BIBOP_INTERNAL bool mark_word(uintptr_t w);
 BIBOP_INTERNAL void mark_recover_overflow(void);
+BIBOP_INTERNAL void marker_signal_overflow(void);   /* from a mark procedure */
 BIBOP_INTERNAL bool mark_is_marked(const void *obj);
 BIBOP_INTERNAL void mark_set_bit(const void *obj, bool on);
 BIBOP_INTERNAL void mark_from_contents(const void *obj);
@@ -449,6 +452,11 @@ static inline bool markers_hungry(void) {
   return __atomic_load_n(&markers_waiting, __ATOMIC_RELAXED) > 0 &&
          __atomic_load_n(&markers_pool_count, __ATOMIC_RELAXED) == 0;
 }
+
+/* ---- kinds, mark procedures, typed descriptors (kinds.c) ------------------------- */
+
+BIBOP_INTERNAL extern GC_mark_proc mark_procs[1 << GC_LOG_MAX_MARK_PROCS];
+BIBOP_INTERNAL void kinds_init(void);
 
 /* ---- finalization and weak links (finalize.c) ------------------------------------ */
 

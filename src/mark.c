@@ -23,6 +23,9 @@
 #define SHARE_CHECK_INTERVAL 64 /* entries scanned between looks at idle markers */
 
 struct marker main_marker;      /* the collecting thread's; roots are pushed here */
+/* The marker this thread is draining for: client mark procedures reach it
+   through GC_mark_and_push. */
+static __thread struct marker *current_marker __attribute__((tls_model("initial-exec")));
 
 bool marker_init_stack(struct marker *m, size_t entries) {
   struct mark_entry *s = meta_alloc(entries * sizeof *s);
@@ -52,9 +55,23 @@ static inline struct mark_entry *push(struct marker *m, struct mark_entry *top, 
   return top;
 }
 
+/* A kind's descriptor for an object of `bytes`. A fixed template (not
+   growing with the object) is cut to the object's size, so a descriptor
+   longer than a small object can never make the marker read past it. */
 static inline GC_word descriptor_of(unsigned kind, size_t bytes) {
   const struct kind *k = &gc.kinds[kind];
-  return k->add_size ? k->descr + bytes : k->descr;
+  if (LIKELY(k->add_size)) return k->descr + bytes;
+  GC_word d = k->descr;
+  size_t words = bytes / sizeof(GC_word);
+  switch (d & GC_DS_TAGS) {
+    case GC_DS_LENGTH:
+      return d > bytes ? bytes : d;
+    case GC_DS_BITMAP:
+      if (words < 8 * sizeof(GC_word)) d &= ~(~(GC_word)0 >> words) | GC_DS_TAGS;
+      return d;
+    default:
+      return d;
+  }
 }
 
 /* Set a mark bit; true if this marker set it. With several markers the bit
@@ -112,6 +129,8 @@ static inline struct mark_entry *scan_words(struct marker *m, struct mark_entry 
 }
 
 /* Scan one entry, possibly pushing the rest of a long range back first. */
+static struct mark_entry *scan_entry(struct marker *m, struct mark_entry *top, char *start,
+                                     GC_word descr, bool parallel);
 static inline struct mark_entry *scan_entry(struct marker *m, struct mark_entry *top,
                                             char *start, GC_word descr, bool parallel) {
   switch (descr & GC_DS_TAGS) {
@@ -130,10 +149,41 @@ static inline struct mark_entry *scan_entry(struct marker *m, struct mark_entry 
         if ((GC_signed_word)bits < 0) top = mark_candidate(m, top, *p, parallel);
       return top;
     }
-    default:
-      /* Procedure and per-object descriptors arrive with custom kinds; no
-         kind can produce them yet, so meeting one is a collector bug. */
-      gc_abort("bibop: mark descriptor with an unsupported tag");
+    case GC_DS_PROC: {
+      unsigned index = (unsigned)(descr >> GC_DS_TAG_BITS) & ((1u << GC_LOG_MAX_MARK_PROCS) - 1);
+      GC_word env = descr >> (GC_DS_TAG_BITS + GC_LOG_MAX_MARK_PROCS);
+      GC_mark_proc proc = mark_procs[index];
+      if (!proc) return top;
+      return (struct mark_entry *)proc((GC_word *)start, (struct GC_ms_entry *)top,
+                                       (struct GC_ms_entry *)m->limit, env);
+    }
+    default: {   /* GC_DS_PER_OBJECT */
+      GC_signed_word where = (GC_signed_word)(descr & ~(GC_word)GC_DS_TAGS);
+      GC_word real;
+      size_t limit;
+      if (where >= 0) {
+        /* the descriptor is inside the object: scan nothing beyond it */
+        real = *(GC_word *)(start + where);
+        limit = (size_t)where;
+      } else {
+        char *type = *(char **)start;
+        if (!type) return top;                    /* not initialised yet */
+        real = *(GC_word *)(type - where - GC_INDIR_PER_OBJ_BIAS);
+        limit = GC_size(start);
+      }
+      switch (real & GC_DS_TAGS) {
+        case GC_DS_LENGTH:
+          return scan_entry(m, top, start, real > limit ? limit : real, parallel);
+        case GC_DS_BITMAP:
+          if (limit / sizeof(GC_word) < 8 * sizeof(GC_word))
+            real &= ~(~(GC_word)0 >> (limit / sizeof(GC_word))) | GC_DS_TAGS;
+          return scan_entry(m, top, start, real, parallel);
+        case GC_DS_PROC:
+          return scan_entry(m, top, start, real, parallel);
+        default:
+          return top;                             /* no descriptor chains */
+      }
+    }
   }
 }
 
@@ -143,6 +193,7 @@ static inline struct mark_entry *scan_entry(struct marker *m, struct mark_entry 
 #define PREFETCH_FIFO_ENTRIES 16
 
 static inline void drain(struct marker *m, bool parallel) {
+  current_marker = m;
   struct mark_entry fifo[PREFETCH_FIFO_ENTRIES];
   unsigned head = 0, count = 0, until_share_check = SHARE_CHECK_INTERVAL;
   struct mark_entry *top = m->top;
@@ -310,10 +361,12 @@ void mark_set_bit(const void *obj, bool on) {
   uint64_t bit;
   struct block *b;
   uint64_t *word = mark_bit_of(obj, &bit, &b);
-  if (!word || !(*word & bit) == !on) return;
-  if (on) *word |= bit;
-  else *word &= ~bit;
-  if (b->state == BLOCK_SMALL) b->n_marks += on ? 1 : -1;
+  if (!word) return;
+  /* Atomic: client code may call this while helper markers run. */
+  uint64_t old = on ? __atomic_fetch_or(word, bit, __ATOMIC_RELAXED)
+                    : __atomic_fetch_and(word, ~bit, __ATOMIC_RELAXED);
+  if (!(old & bit) == !on || b->state != BLOCK_SMALL) return;
+  __atomic_fetch_add(&b->n_marks, on ? 1 : (uint16_t)-1, __ATOMIC_RELAXED);
 }
 
 /* Mark everything reachable from obj's contents, not obj itself. */
@@ -323,4 +376,35 @@ void mark_from_contents(const void *obj) {
   size_t bytes = b->state == BLOCK_SMALL ? b->obj_bytes : b->u.large.bytes;
   main_marker.top = push(&main_marker, main_marker.top, (char *)obj, descriptor_of(b->kind, bytes));
   marker_drain(&main_marker);
+}
+
+/* ---- gc_mark.h: what client mark procedures and root pushers call ---------- */
+
+void marker_signal_overflow(void) {
+  if (current_marker) current_marker->overflowed = true;
+}
+
+GC_API struct GC_ms_entry *GC_mark_and_push(void *obj, struct GC_ms_entry *msp,
+                                            struct GC_ms_entry *msl, void **src) {
+  (void)src;
+  (void)msl;   /* the marker's own limit is the same one */
+  struct marker *m = current_marker;
+  if (!m) return msp;
+  return (struct GC_ms_entry *)mark_candidate(m, (struct mark_entry *)msp, (uintptr_t)obj,
+                                              m->parallel);
+}
+
+GC_API int GC_is_marked(const void *p) {
+  void *base = GC_base((void *)p);
+  return base && mark_is_marked(base);
+}
+
+GC_API void GC_set_mark_bit(const void *p) {
+  void *base = GC_base((void *)p);
+  if (base) mark_set_bit(base, true);
+}
+
+GC_API void GC_clear_mark_bit(const void *p) {
+  void *base = GC_base((void *)p);
+  if (base) mark_set_bit(base, false);
 }

@@ -206,6 +206,10 @@ GC_API void GC_push_all_stack(void *bottom, void *top) {
   mark_range(bottom, top);
 }
 
+GC_API void GC_push_all_eager(void *bottom, void *top) {
+  mark_range(bottom, top);
+}
+
 GC_API void GC_push_conditional(void *bottom, void *top, int all) {
   (void)all;
   mark_range(bottom, top);
