@@ -143,6 +143,46 @@ static void reclaim_window(struct cursor *c) {
   *word |= c->claimed;
 }
 
+/* Every cursor, of every cache. */
+static void for_each_cursor(void (*fn)(struct cursor *c, void *ctx), void *ctx) {
+  for (struct alloc_cache *ac = gc.caches; ac; ac = ac->next_cache)
+    for (int k = 0; k < CACHED_KINDS; k++)
+      for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) fn(&ac->c[k][g], ctx);
+  for (int k = 0; k < CACHED_KINDS; k++)
+    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) fn(&gc.shared_cache.c[k][g], ctx);
+  for (unsigned k = 0; k < MAX_KINDS; k++)
+    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) fn(&gc.locked_cursors[k][g], ctx);
+}
+
+struct block_bits { struct block *b; uint64_t *bits; unsigned index; };
+
+static void clear_unhanded(struct cursor *c, void *ctx) {
+  struct block_bits *bb = ctx;
+  if (c->blk == bb->b) bb->bits[c->word] &= ~c->bits;
+}
+
+/* Remove from bits (a copy of b's mark bits) the slots cursors still hold. */
+void alloc_unclaimed_bits(struct block *b, uint64_t bits[MARK_WORDS]) {
+  struct block_bits bb = { b, bits, 0 };
+  for_each_cursor(clear_unhanded, &bb);
+}
+
+static void drop_from_claim(struct cursor *c, struct block *b, unsigned i) {
+  if (c->blk == b && c->word == i / 64) c->claimed &= ~((uint64_t)1 << (i % 64));
+}
+
+/* Slot i of b is free again (GC_free, or a leak being reclaimed): the
+   cursor window it came from must not claim it back after marking. Only
+   cursors of its own kind and size can hold it. */
+void alloc_forget_claim(struct block *b, unsigned i) {
+  unsigned k = b->kind, g = b->granules;
+  if (k < CACHED_KINDS) {
+    for (struct alloc_cache *ac = gc.caches; ac; ac = ac->next_cache) drop_from_claim(&ac->c[k][g], b, i);
+    drop_from_claim(&gc.shared_cache.c[k][g], b, i);
+  }
+  drop_from_claim(&gc.locked_cursors[k][g], b, i);
+}
+
 void alloc_after_mark(void) {
   for (struct alloc_cache *ac = gc.caches; ac; ac = ac->next_cache)
     for (int k = 0; k < CACHED_KINDS; k++)
@@ -336,6 +376,7 @@ void alloc_free(void *p) {
         return;
       }
       b->u.mark[i / 64] &= ~bit;
+      alloc_forget_claim(b, i);
       gc.freed_since_gc += b->obj_bytes;
       finalize_forget_object(p);
       if (!b->head) {                  /* offer the slot for reuse soon */

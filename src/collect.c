@@ -88,6 +88,7 @@ static void init_locked(void) {
   define_builtin_kinds();
   kinds_init();
   read_environment();
+  debug_init();
   if (gc.max_heap && gc.heap_budget > gc.max_heap) gc.heap_budget = gc.max_heap;
   pt_init();
   arena_init();
@@ -174,12 +175,15 @@ void gc_collect_locked(const char *reason) {
   stopworld_stop();
   notify(GC_EVENT_POST_STOP_WORLD);
   alloc_before_mark();
+  debug_before_collection();
+  debug_leak_snapshot();
   mark_clear_all();
   notify(GC_EVENT_MARK_START);
   markers_start_phase(&main_marker);
   gc.root_bytes = roots_mark_all();
   mark_finish();
   finalize_after_mark();
+  debug_report_leaks();
   alloc_after_mark();
   notify(GC_EVENT_MARK_END);
   /* Sweep setup touches only block lists, never a thread's cursor: the

@@ -403,6 +403,15 @@ BIBOP_INTERNAL void alloc_before_mark(void);
 BIBOP_INTERNAL void alloc_after_mark(void);
 BIBOP_INTERNAL struct alloc_cache *alloc_thread_attach(void); /* a cache for this thread */
 BIBOP_INTERNAL void alloc_cache_release(struct alloc_cache *ac);
+BIBOP_INTERNAL void alloc_unclaimed_bits(struct block *b, uint64_t bits[MARK_WORDS]);
+BIBOP_INTERNAL void alloc_forget_claim(struct block *b, unsigned i);
+
+/* ---- debugging allocator and leak detection (debug.c) ------------------------- */
+
+BIBOP_INTERNAL void debug_init(void);
+BIBOP_INTERNAL void debug_before_collection(void);   /* smash checks */
+BIBOP_INTERNAL void debug_leak_snapshot(void);       /* before marks are cleared */
+BIBOP_INTERNAL void debug_report_leaks(void);        /* after marking */
 BIBOP_INTERNAL void alloc_free(void *p);
 BIBOP_INTERNAL size_t alloc_granules(size_t lb);   /* 0 if not small */
 
