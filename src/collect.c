@@ -167,6 +167,10 @@ static void update_pacing(void) {
 void gc_collect_locked(const char *reason) {
   if (gc.collecting) return;
   gc.collecting = true;
+  /* Waiting for other threads and markers involves cancellation points;
+     a collection must not be abandoned halfway. */
+  int cancel_state;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   uint64_t t0 = os_now_ns();
   if (gc.start_callback) gc.start_callback();   /* with the lock held, as bdwgc */
   notify(GC_EVENT_START);
@@ -211,6 +215,7 @@ void gc_collect_locked(const char *reason) {
   if (pause > gc.max_pause_ns) gc.max_pause_ns = pause;
   gc.collecting = false;
   notify(GC_EVENT_END);
+  pthread_setcancelstate(cancel_state, NULL);
   if (gc.print_stats)
     fprintf(stderr,
             "bibop: GC #%lu (%s): %.3f ms, heap %zu KiB, live %zu KiB in %lu objects, "

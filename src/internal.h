@@ -336,6 +336,7 @@ BIBOP_INTERNAL void stopworld_init(void);
 BIBOP_INTERNAL void stopworld_stop(void);
 BIBOP_INTERNAL void stopworld_start(void);
 BIBOP_INTERNAL int stopworld_suspend_signal(void);
+BIBOP_INTERNAL int stopworld_restart_signal(void);
 
 /* ---- the collector's state (collect.c) -------------------------------------- */
 

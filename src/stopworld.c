@@ -32,6 +32,7 @@ static volatile unsigned long open_epoch; /* the epoch threads must wait in; 0 w
 static sigset_t wait_mask;              /* everything blocked but the restart signal */
 
 int stopworld_suspend_signal(void) { return suspend_signal; }
+int stopworld_restart_signal(void) { return restart_signal; }
 
 static void suspend_handler(int sig) {
   (void)sig;
@@ -39,6 +40,10 @@ static void suspend_handler(int sig) {
   struct gc_thread *me = threads_self();
   unsigned long epoch = __atomic_load_n(&open_epoch, __ATOMIC_ACQUIRE);
   if (me && epoch != 0 && __atomic_load_n(&me->stop_ack, __ATOMIC_RELAXED) != epoch) {
+    /* sigsuspend is a cancellation point: a pending pthread_cancel must not
+       unwind this thread out of the handshake (it would never answer). */
+    int cancel_state;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
     __builtin_unwind_init();
     char here;
     me->stack_ptr = &here;
@@ -48,6 +53,7 @@ static void suspend_handler(int sig) {
     __atomic_store_n(&me->resume_ack, epoch, __ATOMIC_RELEASE);
     sem_post(&ack_sem);
     __asm__ volatile("" : : "r"(&here) : "memory");
+    pthread_setcancelstate(cancel_state, NULL);
   }
   errno = saved_errno;
 }

@@ -78,7 +78,19 @@ static void forget_locked(struct gc_thread *t) {
   meta_free(t, sizeof *t);
 }
 
+/* A thread acting on pthread_cancel may unwind from inside glibc's
+   cancellation signal handler, with every signal still blocked; it must
+   answer the stop-the-world handshake while it waits for the lock. */
+static void allow_stop_signals(void) {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, stopworld_suspend_signal());
+  sigaddset(&s, stopworld_restart_signal());
+  pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+}
+
 static void unregister_at_exit(void *record) {
+  allow_stop_signals();
   LOCK();
   if (record == tl_thread) forget_locked(record);
   UNLOCK();
@@ -218,6 +230,16 @@ struct start_info {
   void *arg;
 };
 
+static void unregister_self(void *unused) {
+  (void)unused;
+  allow_stop_signals();
+  LOCK();
+  if (tl_thread) forget_locked(tl_thread);
+  UNLOCK();
+}
+
+/* The thread unregisters as soon as its start routine returns, exits or is
+   cancelled (cleanup handlers run before key destructors). */
 static void *start_registered(void *p) {
   struct start_info *si = p;
   void *(*start)(void *) = si->start;
@@ -226,7 +248,11 @@ static void *start_registered(void *p) {
   if (!tl_thread) register_locked(own_stack_base());
   UNLOCK();
   GC_free(si);
-  return start(arg);   /* the exit key's destructor unregisters */
+  void *result;
+  pthread_cleanup_push(unregister_self, NULL);
+  result = start(arg);
+  pthread_cleanup_pop(1);
+  return result;
 }
 
 GC_API int GC_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
