@@ -51,6 +51,13 @@ BIBOP_API int bibop_register_foreign(const void *start, size_t len);
    Returns 0, or -1 (errno ENOENT) if no range starts there. */
 BIBOP_API int bibop_unregister_range(const void *start);
 
+/* Precise mode for the calling (registered) thread: when on, collections
+   do not scan this thread's stack and registers conservatively, so a runtime
+   that keeps every reference in boxroots (boxroot.h) and allocates typed
+   objects gets no false retention from stale stack words. Returns the
+   previous setting, or -1 if the thread is not registered. */
+BIBOP_API int bibop_set_precise_stack(int on);
+
 /* Statistics of the last completed collection. */
 struct bibop_gc_stats {
   unsigned long gc_no;          /* collections so far */

@@ -198,6 +198,7 @@ void gc_collect_locked(const char *reason) {
 
   notify(GC_EVENT_RECLAIM_START);
   sweep_setup(&gc.live_ptr_bytes, &gc.live_atomic_bytes);
+  boxroot_release_empty_pools();
   notify(GC_EVENT_RECLAIM_END);
 
   GC_gc_no++;

@@ -324,6 +324,7 @@ struct gc_thread {
   char *stack_ptr;             /* lowest live address while stopped or blocking */
   struct alloc_cache *cache;
   bool blocking;               /* in GC_do_blocking: not signalled */
+  bool precise;                /* bibop_set_precise_stack: stack and registers not scanned */
   bool stopped;                /* signalled in the current stop */
   bool vanished;               /* exited without unregistering */
   unsigned long stop_ack, resume_ack;   /* epochs acknowledged by the handler */
@@ -467,6 +468,13 @@ static inline bool markers_hungry(void) {
 
 BIBOP_INTERNAL extern GC_mark_proc mark_procs[1 << GC_LOG_MAX_MARK_PROCS];
 BIBOP_INTERNAL void kinds_init(void);
+
+/* ---- boxroots (boxroot.c) ---------------------------------------------------------- */
+
+BIBOP_INTERNAL void boxroot_mark_roots(void);
+BIBOP_INTERNAL void boxroot_release_empty_pools(void);
+BIBOP_INTERNAL void boxroot_thread_exit(void);
+BIBOP_INTERNAL void boxroot_after_fork(void);
 
 /* ---- finalization and weak links (finalize.c) ------------------------------------ */
 

@@ -138,7 +138,7 @@ static __attribute__((noinline)) void scan_own_stack_and_registers(void) {
 static void scan_other_threads(void) {
   struct gc_thread *self = threads_self();
   for (struct gc_thread *t = gc.threads; t; t = t->next) {
-    if (t == self || (!t->stopped && !t->blocking) || !t->stack_ptr) continue;
+    if (t == self || (!t->stopped && !t->blocking) || !t->stack_ptr || t->precise) continue;
     scan_stack((uintptr_t)t->stack_ptr, (uintptr_t)t->stack_base);
   }
 }
@@ -155,7 +155,8 @@ size_t roots_mark_all(void) {
     scan_root_range(r->lo, r->hi);
   }
   finalize_mark_roots();
-  scan_own_stack_and_registers();
+  boxroot_mark_roots();
+  if (!(threads_self() && threads_self()->precise)) scan_own_stack_and_registers();
   scan_other_threads();
   if (GC_push_other_roots) GC_push_other_roots();
   return scanned_bytes;

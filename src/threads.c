@@ -72,6 +72,7 @@ static void forget_locked(struct gc_thread *t) {
   gc.thread_count--;
   if (t->cache) alloc_cache_release(t->cache);
   if (t == tl_thread) {
+    boxroot_thread_exit();
     tl_thread = NULL;
     pthread_setspecific(exit_key, NULL);
   }
@@ -109,6 +110,7 @@ static void fork_child(void) {
   }
   if (tl_thread) tl_thread->id = pthread_self();
   markers_after_fork();
+  boxroot_after_fork();
   UNLOCK();
 }
 
@@ -284,4 +286,16 @@ GC_API int GC_pthread_sigmask(int how, const sigset_t *set, sigset_t *oset) {
 GC_API void *GC_dlopen(const char *path, int mode) {
   /* Data segments are found anew at every collection: nothing to update. */
   return dlopen(path, mode);
+}
+
+/* ---- precise mode (bibop.h) ------------------------------------------------------ */
+
+BIBOP_API int bibop_set_precise_stack(int on) {
+  struct gc_thread *me = tl_thread;
+  if (!me) return -1;
+  LOCK();
+  int was = me->precise;
+  me->precise = on != 0;
+  UNLOCK();
+  return was;
 }
