@@ -58,6 +58,35 @@ BIBOP_API int bibop_unregister_range(const void *start);
    previous setting, or -1 if the thread is not registered. */
 BIBOP_API int bibop_set_precise_stack(int on);
 
+/* ---- external memory: bytes objects own outside the heap ---- */
+
+/* Report (or retract) foreign bytes; any thread. A report may trigger a
+   collection right away, when heap and external allocation together since
+   the last collection exceed (live heap + live external) / divisor.
+   Retractions never take the live count below zero. */
+BIBOP_API void bibop_alloc_external(size_t bytes);
+BIBOP_API void bibop_free_external(size_t bytes);
+
+/* A GC_malloc'd object of lb bytes owning external_bytes of foreign memory,
+   with release(obj, cd) as its (unordered) finalizer: when the object is
+   unreachable, release runs and the collector retracts the object's
+   external bytes after it. NULL if out of memory or release is NULL. */
+BIBOP_API void *bibop_malloc_external(size_t lb, size_t external_bytes,
+                                      void (*release)(void *obj, void *cd), void *cd);
+
+/* The foreign part of such an object grew or shrank (a GMP integer got
+   bigger): its recorded external bytes become external_bytes. Returns 0, or
+   -1 if obj was not made by bibop_malloc_external (or is already finalized). */
+BIBOP_API int bibop_resize_external(void *obj, size_t external_bytes);
+
+struct bibop_external_stats {
+  size_t live_bytes;                  /* reported and not retracted */
+  size_t since_gc_bytes;              /* reported since the last collection */
+  size_t last_trigger_heap_bytes;     /* allocated in the heap during the last cycle */
+  size_t last_trigger_external_bytes; /* reported during the last cycle */
+};
+BIBOP_API void bibop_get_external_stats(struct bibop_external_stats *out);
+
 /* Statistics of the last completed collection. */
 struct bibop_gc_stats {
   unsigned long gc_no;          /* collections so far */

@@ -159,7 +159,8 @@ static void sweep_setup(size_t *live_ptr, size_t *live_atomic) {
 
 static void update_pacing(void) {
   GC_word divisor = GC_free_space_divisor ? GC_free_space_divisor : 1;
-  size_t scan = gc.root_bytes + gc.live_ptr_bytes + gc.live_atomic_bytes / 4;
+  size_t scan = gc.root_bytes + gc.live_ptr_bytes + gc.live_atomic_bytes / 4 +
+                atomic_load_explicit(&external_live, memory_order_relaxed);
   gc.min_bytes_allocd = scan / divisor;
   if (gc.min_bytes_allocd < MIN_HEAP_GROWTH) gc.min_bytes_allocd = MIN_HEAP_GROWTH;
 }
@@ -203,6 +204,8 @@ void gc_collect_locked(const char *reason) {
 
   GC_gc_no++;
   gc.total_bytes += gc.bytes_since_gc;
+  gc.last_trigger_heap = gc.bytes_since_gc;
+  gc.last_trigger_external = atomic_exchange_explicit(&external_since_gc, 0, memory_order_relaxed);
   gc.bytes_since_gc = 0;
   gc.freed_since_gc = 0;
   update_pacing();
@@ -220,9 +223,11 @@ void gc_collect_locked(const char *reason) {
   if (gc.print_stats)
     fprintf(stderr,
             "bibop: GC #%lu (%s): %.3f ms, heap %zu KiB, live %zu KiB in %lu objects, "
-            "committed %zu KiB\n",
+            "committed %zu KiB, external live %zu KiB, trigger %zu KiB heap + %zu KiB external\n",
             (unsigned long)GC_gc_no, reason, pause / 1e6, gc.heap_budget >> 10, live >> 10,
-            gc.marked_objects, arena_committed_bytes() >> 10);
+            gc.marked_objects, arena_committed_bytes() >> 10,
+            atomic_load(&external_live) >> 10, gc.last_trigger_heap >> 10,
+            gc.last_trigger_external >> 10);
 }
 
 static bool fits(size_t nblocks) {
@@ -246,7 +251,8 @@ static bool expand_budget(size_t nblocks) {
 bool gc_make_room(size_t nblocks) {
   if (fits(nblocks)) return true;
   bool may_collect = !GC_dont_gc && !gc.collecting;
-  if (may_collect && (gc.bytes_since_gc >= gc.min_bytes_allocd || GC_dont_expand)) {
+  size_t since = gc.bytes_since_gc + atomic_load_explicit(&external_since_gc, memory_order_relaxed);
+  if (may_collect && (since >= gc.min_bytes_allocd || GC_dont_expand)) {
     gc_collect_locked("allocation");
     if (fits(nblocks)) return true;
   }

@@ -34,6 +34,7 @@ struct fin_entry {
   GC_finalization_proc fn;
   void *cd;
   enum fin_mode mode;
+  size_t external;                /* foreign bytes the object owns (external.c) */
   struct fin_entry *queue_next;
 };
 
@@ -347,8 +348,11 @@ GC_API int GC_invoke_finalizers(void) {
     if (!e) break;
     void *obj = (void *)e->h.key, *cd = e->cd;
     GC_finalization_proc fn = e->fn;
+    size_t external = e->external;
     meta_free(e, sizeof *e);
     fn(obj, cd);   /* obj and cd are on this stack now: they stay alive */
+    /* The foreign memory is released now: so is its accounting. */
+    if (external) external_retract(external);
     count++;
   }
   running_finalizers = false;
@@ -382,3 +386,30 @@ GC_API void GC_set_java_finalization(int value) { GC_java_finalization = value; 
 GC_API int GC_get_java_finalization(void) { return GC_java_finalization; }
 GC_API void GC_set_finalizer_notifier(GC_finalizer_notifier_proc fn) { GC_finalizer_notifier = fn; }
 GC_API GC_finalizer_notifier_proc GC_get_finalizer_notifier(void) { return GC_finalizer_notifier; }
+
+/* ---- external memory owned by finalizable objects (external.c) ------------- */
+
+/* Register fn as obj's no-order finalizer owning `bytes` foreign bytes.
+   Returns false if obj is not an object start or memory is short. */
+bool finalize_register_external(void *obj, GC_finalization_proc fn, void *cd, size_t bytes) {
+  register_finalizer(obj, fn, cd, NULL, NULL, FIN_NO_ORDER);
+  LOCK();
+  struct hnode **p = table_find(&finalizers, (uintptr_t)obj);
+  if (p) ((struct fin_entry *)*p)->external = bytes;
+  UNLOCK();
+  return p != NULL;
+}
+
+/* Change the foreign bytes recorded for obj; returns the previous count, or
+   (size_t)-1 if obj has no external-memory finalizer. */
+size_t finalize_set_external(void *obj, size_t bytes) {
+  LOCK();
+  struct hnode **p = table_find(&finalizers, (uintptr_t)obj);
+  size_t old = (size_t)-1;
+  if (p) {
+    old = ((struct fin_entry *)*p)->external;
+    ((struct fin_entry *)*p)->external = bytes;
+  }
+  UNLOCK();
+  return old;
+}

@@ -57,6 +57,7 @@
 #ifndef BIBOP_INTERNAL_H
 #define BIBOP_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -366,7 +367,8 @@ struct gc_state {
   size_t live_ptr_bytes;         /* marked pointerful bytes at the last GC */
   size_t live_atomic_bytes;      /* marked pointer-free bytes at the last GC */
   size_t root_bytes;             /* bytes of roots scanned at the last GC */
-  size_t min_bytes_allocd;       /* pacing: collect after this many bytes */
+  size_t min_bytes_allocd;       /* pacing: collect after this many bytes (heap + external) */
+  size_t last_trigger_heap, last_trigger_external; /* what the last cycle allocated */
   unsigned long unmap_threshold; /* collections a free chunk waits before decommit */
 
   bool print_stats;
@@ -468,6 +470,15 @@ static inline bool markers_hungry(void) {
 
 BIBOP_INTERNAL extern GC_mark_proc mark_procs[1 << GC_LOG_MAX_MARK_PROCS];
 BIBOP_INTERNAL void kinds_init(void);
+
+/* ---- external memory (external.c) -------------------------------------------------- */
+
+BIBOP_INTERNAL extern _Atomic size_t external_live, external_since_gc;
+BIBOP_INTERNAL void external_report(size_t bytes);
+BIBOP_INTERNAL void external_retract(size_t bytes);
+BIBOP_INTERNAL bool finalize_register_external(void *obj, GC_finalization_proc fn, void *cd,
+                                               size_t bytes);
+BIBOP_INTERNAL size_t finalize_set_external(void *obj, size_t bytes);
 
 /* ---- boxroots (boxroot.c) ---------------------------------------------------------- */
 
