@@ -431,6 +431,7 @@ struct marker {
   unsigned long marked;
   bool overflowed;
   bool parallel;       /* other markers run: set mark bits atomically */
+  bool any_interior;   /* scanning a stack: interior pointers always count */
 };
 
 BIBOP_INTERNAL extern struct marker main_marker;
@@ -439,6 +440,7 @@ BIBOP_INTERNAL void marker_drain(struct marker *m);
 BIBOP_INTERNAL void mark_init(void);
 BIBOP_INTERNAL void mark_clear_all(void);          /* start of a collection */
 BIBOP_INTERNAL void mark_range(const void *lo, const void *hi); /* roots, drained */
+BIBOP_INTERNAL void mark_range_stack(const void *lo, const void *hi);
 BIBOP_INTERNAL void mark_push_range(const void *lo, const void *hi); /* for GC_push_all */
 BIBOP_INTERNAL void mark_drain(void);
 BIBOP_INTERNAL void mark_finish(void);              /* all markers done, overflow recovered */

@@ -94,7 +94,9 @@ static inline struct mark_entry *mark_candidate(struct marker *m, struct mark_en
     unsigned i = (unsigned)((off * (uint64_t)b->recip) >> 32);
     if (i >= b->nobjs) return top;
     size_t displacement = off - (size_t)i * b->obj_bytes;
-    if (displacement && !GC_all_interior_pointers && !gc.valid_offsets[displacement]) return top;
+    if (displacement && !GC_all_interior_pointers && !gc.valid_offsets[displacement] &&
+        !m->any_interior)
+      return top;
     const struct kind *k = &gc.kinds[b->kind];
     if (k->uncollectable) return top;      /* live ones are roots; free slots stay free */
     if (!set_mark_bit(&b->u.mark[i >> 6], (uint64_t)1 << (i & 63), parallel)) return top;
@@ -110,7 +112,7 @@ static inline struct mark_entry *mark_candidate(struct marker *m, struct mark_en
     if (h->state != BLOCK_LARGE || h->u.large.marked) return top;
     char *start = block_addr(h);
     size_t displacement = w - (uintptr_t)start;
-    if (displacement && !GC_all_interior_pointers &&
+    if (displacement && !GC_all_interior_pointers && !m->any_interior &&
         (displacement >= BLOCK_BYTES || !gc.valid_offsets[displacement]))
       return top;
     if (!set_mark_bit(&h->u.large.marked, 1, parallel)) return top;
@@ -243,19 +245,30 @@ void mark_push_range(const void *lo, const void *hi) {
 }
 
 /* Roots are scanned one piece at a time with the stack drained after each,
-   so a root range is never the entry that gets dropped on overflow. */
-void mark_range(const void *lo, const void *hi) {
+   so a root range is never the entry that gets dropped on overflow. With
+   any_interior, the root words themselves (not what they lead to) keep
+   objects by interior pointers whatever GC_all_interior_pointers says. */
+static void mark_root_words(const void *lo, const void *hi, bool any_interior) {
   struct marker *m = &main_marker;
   uintptr_t a = ((uintptr_t)lo + sizeof(void *) - 1) & ~(uintptr_t)(sizeof(void *) - 1);
   uintptr_t z = (uintptr_t)hi & ~(uintptr_t)(sizeof(void *) - 1);
   while (a < z) {
     uintptr_t piece = z - a > SCAN_CHUNK_BYTES ? a + SCAN_CHUNK_BYTES : z;
+    m->any_interior = any_interior;
     if (m->parallel) m->top = scan_words(m, m->top, (char *)a, (char *)piece, true);
     else m->top = scan_words(m, m->top, (char *)a, (char *)piece, false);
+    m->any_interior = false;
     marker_drain(m);
     a = piece;
   }
 }
+
+void mark_range(const void *lo, const void *hi) { mark_root_words(lo, hi, false); }
+
+/* Stacks and registers: like bdwgc, an interior pointer found there keeps
+   its object even with GC_all_interior_pointers off (compilers keep derived
+   pointers in registers and frames). */
+void mark_range_stack(const void *lo, const void *hi) { mark_root_words(lo, hi, true); }
 
 void mark_clear_all(void) {
   main_marker.marked = 0;

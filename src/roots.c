@@ -118,7 +118,7 @@ static void *current_stack_base(void) {
 
 static void scan_stack(uintptr_t lo, uintptr_t hi) {
   if (lo >= hi) return;
-  mark_range((void *)lo, (void *)hi);
+  mark_range_stack((void *)lo, (void *)hi);
   scanned_bytes += hi - lo;
 }
 
@@ -204,7 +204,7 @@ GC_API void GC_push_all(void *bottom, void *top) {
 }
 
 GC_API void GC_push_all_stack(void *bottom, void *top) {
-  mark_range(bottom, top);
+  mark_range_stack(bottom, top);
 }
 
 GC_API void GC_push_all_eager(void *bottom, void *top) {
