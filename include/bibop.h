@@ -87,6 +87,44 @@ struct bibop_external_stats {
 };
 BIBOP_API void bibop_get_external_stats(struct bibop_external_stats *out);
 
+/* ---- structure types, structures and structure vectors ---- */
+
+/* A structure type: name, field count (1 .. 2^20) and which fields hold
+   pointers (bit i of pointer_bitmap, word i/64; NULL: no pointer field).
+   Types live as long as the process. NULL if nfields is 0 or too large, or
+   out of memory. Fields are machine words (GC_word-sized). */
+typedef struct bibop_struct_type bibop_struct_type;
+BIBOP_API bibop_struct_type *bibop_struct_type_new(const char *name, size_t nfields,
+                                                   const unsigned long *pointer_bitmap);
+BIBOP_API const char *bibop_struct_type_name(const bibop_struct_type *t);
+BIBOP_API size_t bibop_struct_type_fields(const bibop_struct_type *t);
+
+/* An individually allocated structure (header + fields, zeroed); the
+   reference points at field 0. NULL if t is NULL or out of memory. */
+BIBOP_API void *bibop_struct_new(const bibop_struct_type *t);
+
+/* A structure vector: n structures of type t under one header (no
+   per-element header), zeroed. The reference points at element 0's field 0.
+   NULL if t is NULL, n x size overflows, or out of memory. */
+BIBOP_API void *bibop_svector_new(const bibop_struct_type *t, size_t n);
+/* Element i as a structure reference (an interior pointer that keeps the
+   whole vector alive); NULL if v is not a vector or i >= length. */
+BIBOP_API void *bibop_svector_ref(void *v, size_t i);
+/* Copy the type's field count of words into element i: 0, or -1 like ref. */
+BIBOP_API int bibop_svector_set(void *v, size_t i, const unsigned long *values);
+/* Number of elements; 0 if v is not a vector. */
+BIBOP_API size_t bibop_svector_length(const void *v);
+BIBOP_API int bibop_is_svector(const void *v);
+
+/* For both kinds of structure reference: the type (NULL if ref is not a
+   structure reference), instance test, and field k. Field access on
+   something that is not a structure reference, or k out of range, aborts
+   with a message naming the call. */
+BIBOP_API const bibop_struct_type *bibop_type_of(const void *ref);
+BIBOP_API int bibop_is_instance(const void *ref, const bibop_struct_type *t);
+BIBOP_API unsigned long bibop_field_get(const void *ref, size_t k);
+BIBOP_API void bibop_field_set(void *ref, size_t k, unsigned long value);
+
 /* Statistics of the last completed collection. */
 struct bibop_gc_stats {
   unsigned long gc_no;          /* collections so far */

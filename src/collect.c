@@ -87,6 +87,7 @@ static void init_locked(void) {
   if (!gc.heap_budget) gc.heap_budget = DEFAULT_INITIAL_HEAP;
   define_builtin_kinds();
   kinds_init();
+  svector_init();
   read_environment();
   debug_init();
   if (gc.max_heap && gc.heap_budget > gc.max_heap) gc.heap_budget = gc.max_heap;

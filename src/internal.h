@@ -472,6 +472,7 @@ static inline bool markers_hungry(void) {
 
 BIBOP_INTERNAL extern GC_mark_proc mark_procs[1 << GC_LOG_MAX_MARK_PROCS];
 BIBOP_INTERNAL void kinds_init(void);
+BIBOP_INTERNAL void svector_init(void);
 
 /* ---- external memory (external.c) -------------------------------------------------- */
 
