@@ -51,6 +51,7 @@ GC_API void GC_gcollect(void) {
   gc_ensure_init();
   LOCK();
   if (!GC_dont_gc) gc_collect_locked("explicit");
+  if (gc.unmap_on_gcollect) arena_decommit_idle(GC_gc_no, 0);
   UNLOCK();
   finalize_run_pending();
 }
@@ -352,21 +353,25 @@ GC_API void *GC_is_visible(void *p) { return p; }
 
 GC_API void GC_push_finalizer_structures(void) {}
 
-/* A summary of the heap on stdout, for humans. */
-GC_API void GC_dump(void) {
-  LOCK();
-  printf("bibop heap: %lu collections, budget %zu bytes, %zu blocks in use, "
-         "committed %zu bytes, live after last collection %zu bytes (%lu objects)\n",
-         (unsigned long)GC_gc_no, gc.heap_budget, gc.blocks_in_use, arena_committed_bytes(),
-         gc.live_ptr_bytes + gc.live_atomic_bytes, gc.marked_objects);
+/* A summary of the heap, for humans. */
+void gc_dump_locked(FILE *out) {
+  fprintf(out, "bibop heap: %lu collections, budget %zu bytes, %zu blocks in use, "
+          "committed %zu bytes, live after last collection %zu bytes (%lu objects)\n",
+          (unsigned long)GC_gc_no, gc.heap_budget, gc.blocks_in_use, arena_committed_bytes(),
+          gc.live_ptr_bytes + gc.live_atomic_bytes, gc.marked_objects);
   for (unsigned k = 0; k < gc.n_kinds; k++) {
     size_t blocks = 0;
     for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
       for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) blocks++;
-    printf("  kind %u: %zu small blocks\n", k, blocks);
+    fprintf(out, "  kind %u: %zu small blocks\n", k, blocks);
   }
   size_t large = 0, large_bytes = 0;
   for (struct block *h = gc.large; h; h = h->next) large++, large_bytes += h->u.large.bytes;
-  printf("  large objects: %zu (%zu bytes)\n", large, large_bytes);
+  fprintf(out, "  large objects: %zu (%zu bytes)\n", large, large_bytes);
+}
+
+GC_API void GC_dump(void) {
+  LOCK();
+  gc_dump_locked(stdout);
   UNLOCK();
 }

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 
 
@@ -49,6 +50,8 @@ void gc_warn(const char *msg, GC_word arg) {
 _Noreturn void gc_abort(const char *msg) {
   if (GC_on_abort) GC_on_abort(msg);
   else fprintf(stderr, "%s\n", msg);
+  if (gc.loop_on_abort)
+    for (;;) pause();   /* GC_LOOP_ON_ABORT: wait for a debugger */
   abort();
 }
 
@@ -68,6 +71,10 @@ static size_t round_to_blocks(size_t bytes) {
   return (bytes + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1);
 }
 
+/* bdwgc's environment variables, with its presence semantics (a variable
+   that is set, whatever its value, turns its switch on). The ones that only
+   make sense inside bdwgc are listed, and why they are ignored, in
+   docs/COMPATIBILITY.md. */
 static void read_environment(void) {
   size_t sz;
   long v;
@@ -76,12 +83,35 @@ static void read_environment(void) {
   if (os_env_size("GC_MAXIMUM_HEAP_SIZE", &sz) && sz > 0) gc.max_heap = round_to_blocks(sz);
   if (os_env_long("GC_FREE_SPACE_DIVISOR", &v) && v > 0) GC_free_space_divisor = (GC_word)v;
   if (os_env_set("GC_DONT_GC")) GC_dont_gc = 1;
-  if (os_env_set("GC_PRINT_STATS")) gc.print_stats = true;
+  if (os_env_set("GC_PRINT_STATS") || os_env_set("GC_PRINT_VERBOSE_STATS")) gc.print_stats = true;
   if (os_env_long("GC_UNMAP_THRESHOLD", &v) && v >= 0) gc.unmap_threshold = (unsigned long)v;
+  if (os_env_set("GC_ALL_INTERIOR_POINTERS")) GC_all_interior_pointers = 1;
+  if (os_env_set("GC_USE_ENTIRE_HEAP")) GC_use_entire_heap = 1;
+  if (os_env_set("GC_LOOP_ON_ABORT")) gc.loop_on_abort = true;
+  if (os_env_set("GC_ABORT_ON_LEAK")) gc.abort_on_leak = true;
+  if (os_env_set("GC_FORCE_UNMAP_ON_GCOLLECT")) gc.unmap_on_gcollect = true;
+  if (os_env_set("GC_DUMP_REGULARLY")) gc.dump_regularly = true;
+  const char *log = getenv("GC_LOG_FILE");
+  if (log && *log) {
+    FILE *f = fopen(log, "a");
+    if (f) gc.log = f;
+    else gc_warn("GC Warning: cannot open GC_LOG_FILE; logging to stderr\n", 0);
+  }
+  if (os_env_set("GC_PRINT_ADDRESS_MAP")) {
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (maps) {
+      char line[512];
+      fprintf(gc_log(), "---------- Begin address map ----------\n");
+      while (fgets(line, sizeof line, maps)) fputs(line, gc_log());
+      fprintf(gc_log(), "---------- End address map ----------\n");
+      fclose(maps);
+    }
+  }
 }
 
+FILE *gc_log(void) { return gc.log ? gc.log : stderr; }
+
 static void init_locked(void) {
-  gc.extra_bytes = GC_all_interior_pointers ? 1 : 0;
   gc.valid_offsets[0] = 1;
   gc.unmap_threshold = DEFAULT_UNMAP_THRESHOLD;
   if (!gc.heap_budget) gc.heap_budget = DEFAULT_INITIAL_HEAP;
@@ -89,6 +119,7 @@ static void init_locked(void) {
   kinds_init();
   svector_init();
   read_environment();
+  gc.extra_bytes = GC_all_interior_pointers ? 1 : 0;
   debug_init();
   if (gc.max_heap && gc.heap_budget > gc.max_heap) gc.heap_budget = gc.max_heap;
   pt_init();
@@ -221,8 +252,9 @@ void gc_collect_locked(const char *reason) {
   gc.collecting = false;
   notify(GC_EVENT_END);
   pthread_setcancelstate(cancel_state, NULL);
+  if (gc.dump_regularly) gc_dump_locked(gc_log());
   if (gc.print_stats)
-    fprintf(stderr,
+    fprintf(gc_log(),
             "bibop: GC #%lu (%s): %.3f ms, heap %zu KiB, live %zu KiB in %lu objects, "
             "committed %zu KiB, external live %zu KiB, trigger %zu KiB heap + %zu KiB external\n",
             (unsigned long)GC_gc_no, reason, pause / 1e6, gc.heap_budget >> 10, live >> 10,

@@ -393,7 +393,10 @@ void debug_report_leaks(void) {
   for (struct block *h = gc.large; h; h = h->next)
     if (!h->u.large.marked && !gc.kinds[h->kind].uncollectable)
       report_leak(block_addr(h), h->kind, h->u.large.bytes);
-  if (leaks_reported) fprintf(stderr, "Found %u leaked objects\n", leaks_reported);
+  if (leaks_reported) {
+    fprintf(stderr, "Found %u leaked objects\n", leaks_reported);
+    if (gc.abort_on_leak) gc_abort("bibop: leaked objects found (GC_ABORT_ON_LEAK)");
+  }
 }
 
 static void collect_at_exit(void) { GC_gcollect(); }

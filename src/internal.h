@@ -61,6 +61,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <pthread.h>
 
 #include "gc/gc.h"
@@ -372,6 +373,8 @@ struct gc_state {
   unsigned long unmap_threshold; /* collections a free chunk waits before decommit */
 
   bool print_stats;
+  bool loop_on_abort, abort_on_leak, unmap_on_gcollect, dump_regularly;
+  FILE *log;                     /* from GC_LOG_FILE, or NULL: stderr */
   uint64_t last_pause_ns, total_pause_ns, max_pause_ns;
   unsigned long marked_objects;
 
@@ -394,6 +397,8 @@ BIBOP_INTERNAL void gc_collect_locked(const char *reason);
 BIBOP_INTERNAL bool gc_make_room(size_t nblocks);
 BIBOP_INTERNAL void *gc_out_of_memory(size_t bytes);
 BIBOP_INTERNAL void gc_warn(const char *msg, GC_word arg);
+BIBOP_INTERNAL FILE *gc_log(void);          /* where statistics go */
+BIBOP_INTERNAL void gc_dump_locked(FILE *out);
 BIBOP_INTERNAL void gc_default_warn_proc(char *msg, GC_word arg);
 BIBOP_INTERNAL void *gc_default_oom_fn(size_t bytes);
 BIBOP_INTERNAL _Noreturn void gc_abort(const char *msg);

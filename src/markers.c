@@ -50,6 +50,7 @@ void markers_init(void) {
   long n;
   if (!wanted_markers) {
     if (os_env_long("GC_MARKERS", &n) && n > 0) wanted_markers = (unsigned)n;
+    else if (os_env_long("GC_NPROCS", &n) && n > 0) wanted_markers = (unsigned)n;
     else wanted_markers = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
   }
   if (wanted_markers < 1) wanted_markers = 1;
