@@ -202,7 +202,11 @@ GC_API void GC_debug_free(void *p) {
     return;
   }
   char *where = smashed_at(h, false);
-  if (where) report_smashed("GC_debug_free: found smashed location at", where, h);
+  if (where) {
+    report_smashed("GC_debug_free: found smashed location at", where, h);
+    GC_word end = end_guard_of(h);   /* reported once: later checks see it intact */
+    memcpy((char *)(h + 1) + h->size, &end, sizeof end);
+  }
   if (gc.kinds[pt_block_of((uintptr_t)base)->kind].uncollectable || GC_find_leak) {
     GC_free(base);
     return;
@@ -224,9 +228,14 @@ GC_API void *GC_debug_realloc(void *p, size_t lb, const char *s, int i) {
   void *base = GC_base(p);
   bool freed;
   struct dbg_header *h = base == (char *)p - sizeof(struct dbg_header) ? header_of(base, &freed) : NULL;
-  if (!h || freed) {
+  if (!h) {
     gc_warn("GC Warning: GC_debug_realloc called on pointer %p without debugging info\n",
             (GC_word)(uintptr_t)p);
+    return GC_realloc(p, lb);
+  }
+  if (freed) {
+    fprintf(stderr, "GC_debug_realloc: %p was already freed (%s:%lu)\n", p, h->file,
+            (unsigned long)h->line);
     return NULL;
   }
   int kind = pt_block_of((uintptr_t)base)->kind;

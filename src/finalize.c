@@ -7,8 +7,8 @@
  *      written: that memory is garbage);
  *   2. short links to unreachable objects are cleared;
  *   3. ordering: from every unreachable finalizable object, everything its
- *      contents reach is marked (not the object itself; for ignore_self the
- *      object counts as marked meanwhile; no_order marks nothing), so an
+ *      contents reach is marked (not the object itself; ignore_self skips
+ *      only pointers into the object itself; no_order marks nothing), so an
  *      object reachable from another finalizable one waits a cycle;
  *   4. finalizable objects still unmarked are queued, and they and all they
  *      reach are marked: they and their referents stay intact until their
@@ -182,9 +182,7 @@ void finalize_after_mark(void) {
       if (e->mode == FIN_NORMAL) {
         mark_from_contents(obj);
       } else if (e->mode == FIN_IGNORE_SELF) {
-        mark_set_bit(obj, true);
-        mark_from_contents(obj);
-        mark_set_bit(obj, false);
+        mark_from_contents_except_self(obj);
       }
     }
   queue_unmarked(false);
@@ -264,7 +262,10 @@ static int register_link(struct table *t, void **link, const void *obj) {
   gc_ensure_init();
   LOCK();
   int result = GC_DUPLICATE;
-  if (!table_find(t, (uintptr_t)link)) {
+  struct hnode **existing = table_find(t, (uintptr_t)link);
+  if (existing) {
+    ((struct link_entry *)*existing)->obj = (void *)obj;   /* now follows obj, as bdwgc */
+  } else {
     struct link_entry *l = meta_alloc(sizeof *l);
     result = GC_NO_MEMORY;
     if (l) {

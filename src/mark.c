@@ -421,3 +421,27 @@ GC_API void GC_clear_mark_bit(const void *p) {
   void *base = GC_base((void *)p);
   if (base) mark_set_bit(base, false);
 }
+
+/* ignore_self finalization: like mark_from_contents, but words pointing into
+   obj itself are skipped (a path back through other objects still counts).
+   Kinds scanned by procedure cannot be filtered word by word: for those the
+   object counts as marked while its contents are traced. */
+void mark_from_contents_except_self(const void *obj) {
+  struct block *b = pt_block_of((uintptr_t)obj);
+  if (!b || gc.kinds[b->kind].pointer_free) return;
+  size_t bytes = b->state == BLOCK_SMALL ? b->obj_bytes : b->u.large.bytes;
+  GC_word d = descriptor_of(b->kind, bytes);
+  if ((d & GC_DS_TAGS) != GC_DS_LENGTH) {
+    mark_set_bit(obj, true);
+    mark_from_contents(obj);
+    mark_set_bit(obj, false);
+    return;
+  }
+  const uintptr_t lo = (uintptr_t)obj, hi = lo + bytes;
+  const uintptr_t *w = obj;
+  for (size_t i = 0; i < d / sizeof(uintptr_t); i++) {
+    if (w[i] >= lo && w[i] < hi) continue;
+    main_marker.top = mark_candidate(&main_marker, main_marker.top, w[i], false);
+    marker_drain(&main_marker);
+  }
+}
