@@ -194,7 +194,8 @@ static void update_pacing(void) {
   size_t scan = gc.root_bytes + gc.live_ptr_bytes + gc.live_atomic_bytes / 4 +
                 atomic_load_explicit(&external_live, memory_order_relaxed);
   gc.min_bytes_allocd = scan / divisor;
-  if (gc.min_bytes_allocd < MIN_HEAP_GROWTH) gc.min_bytes_allocd = MIN_HEAP_GROWTH;
+  size_t floor = gc.min_bytes_floor ? gc.min_bytes_floor : MIN_HEAP_GROWTH;
+  if (gc.min_bytes_allocd < floor) gc.min_bytes_allocd = floor;
 }
 
 void gc_collect_locked(const char *reason) {
@@ -283,7 +284,7 @@ static bool expand_budget(size_t nblocks) {
 
 bool gc_make_room(size_t nblocks) {
   if (fits(nblocks)) return true;
-  bool may_collect = !GC_dont_gc && !gc.collecting;
+  bool may_collect = !GC_dont_gc && !gc.collecting && !gc.no_automatic_collection;
   size_t since = gc.bytes_since_gc + atomic_load_explicit(&external_since_gc, memory_order_relaxed);
   if (may_collect && (since >= gc.min_bytes_allocd || GC_dont_expand)) {
     gc_collect_locked("allocation");

@@ -20,7 +20,7 @@ _Atomic size_t external_live;        /* foreign bytes reported and not retracted
 _Atomic size_t external_since_gc;    /* reported since the last collection */
 
 static void collect_if_due(void) {
-  if (GC_dont_gc || !gc.initialized) return;
+  if (GC_dont_gc || !gc.initialized || gc.no_automatic_collection) return;
   size_t since = gc.bytes_since_gc + atomic_load_explicit(&external_since_gc, memory_order_relaxed);
   if (since < gc.min_bytes_allocd) return;
   LOCK();

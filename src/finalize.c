@@ -414,3 +414,8 @@ size_t finalize_set_external(void *obj, size_t bytes) {
   UNLOCK();
   return old;
 }
+
+void finalize_dump(FILE *out) {
+  fprintf(out, "finalizers registered: %zu, queued: %zu; short links: %zu, long links: %zu\n",
+          finalizers.count, queue_length, short_links.count, long_links.count);
+}

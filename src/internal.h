@@ -374,6 +374,9 @@ struct gc_state {
 
   bool print_stats;
   bool loop_on_abort, abort_on_leak, unmap_on_gcollect, dump_regularly;
+  bool no_automatic_collection;  /* GC_set_disable_automatic_collection */
+  size_t min_bytes_floor;        /* GC_set_min_bytes_allocd; 0: the default */
+  uint64_t measure_start_ns;     /* GC_start_performance_measurement */
   FILE *log;                     /* from GC_LOG_FILE, or NULL: stderr */
   uint64_t last_pause_ns, total_pause_ns, max_pause_ns;
   unsigned long marked_objects;
@@ -501,6 +504,7 @@ BIBOP_INTERNAL void boxroot_after_fork(void);
 BIBOP_INTERNAL void finalize_mark_roots(void);     /* client data, queued objects */
 BIBOP_INTERNAL void finalize_after_mark(void);     /* links, ordering, queueing */
 BIBOP_INTERNAL void finalize_forget_object(void *obj);   /* GC_free'd */
+BIBOP_INTERNAL void finalize_dump(FILE *out);
 BIBOP_INTERNAL void finalize_run_pending(void);     /* outside the lock */
 BIBOP_INTERNAL extern volatile bool finalize_pending; /* finalizers are queued */
 
@@ -509,5 +513,7 @@ BIBOP_INTERNAL extern volatile bool finalize_pending; /* finalizers are queued *
 BIBOP_INTERNAL void roots_init(void);
 BIBOP_INTERNAL size_t roots_mark_all(void);   /* returns bytes of roots scanned */
 BIBOP_INTERNAL void roots_exclude(const void *lo, const void *hi);
+BIBOP_INTERNAL void roots_clear_exclusions(void);
+BIBOP_INTERNAL bool roots_want_segment(const char *name, void *start, size_t size);
 
 #endif /* BIBOP_INTERNAL_H */

@@ -30,6 +30,13 @@ void roots_init(void) {
   roots_exclude(&gc, &gc + 1);
 }
 
+/* Forget client exclusions; bibop's own data stays excluded. */
+void roots_clear_exclusions(void) {
+  exclusions.count = 0;
+  roots_exclude(pt_table, pt_table + PT_ENTRIES);
+  roots_exclude(&gc, &gc + 1);
+}
+
 void roots_exclude(const void *lo, const void *hi) {
   struct root_range r = { (uintptr_t)lo, (uintptr_t)hi };
   if (r.hi <= r.lo || !meta_vec_push(&exclusions, &r)) return;
@@ -94,6 +101,7 @@ static int scan_object_segments(struct dl_phdr_info *info, size_t size, void *se
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W)) continue;
     uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+    if (!roots_want_segment(info->dlpi_name, (void *)lo, ph->p_memsz)) continue;
     scan_root_range(lo, lo + ph->p_memsz);
   }
   return 0;
