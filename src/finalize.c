@@ -111,7 +111,58 @@ static void table_filter(struct table *t, bool (*fn)(struct hnode *), size_t siz
 
 /* ---- the collector's side -------------------------------------------------------- */
 
+/* ---- toggle references ------------------------------------------------------- */
+
+/* Objects whose strength the client decides at every collection: the
+   callback answers STRONG (a root this cycle), WEAK (kept only if reachable
+   otherwise; forgotten once it dies) or DROP (forgotten now). */
+struct toggleref { void *obj; bool strong; };
+static struct meta_vec togglerefs = { .item_size = sizeof(struct toggleref) };
+static GC_toggleref_func toggleref_func;
+
+static void process_togglerefs(void) {
+  size_t kept = 0;
+  for (size_t i = 0; i < togglerefs.count; i++) {
+    struct toggleref t = META_VEC_AT(&togglerefs, struct toggleref, i);
+    GC_ToggleRefStatus status = toggleref_func ? toggleref_func(t.obj)
+                                               : (t.strong ? GC_TOGGLE_REF_STRONG : GC_TOGGLE_REF_WEAK);
+    if (status == GC_TOGGLE_REF_DROP) continue;
+    t.strong = status == GC_TOGGLE_REF_STRONG;
+    META_VEC_AT(&togglerefs, struct toggleref, kept++) = t;
+    if (t.strong) mark_range(&META_VEC_AT(&togglerefs, struct toggleref, kept - 1).obj,
+                             &META_VEC_AT(&togglerefs, struct toggleref, kept - 1).obj + 1);
+  }
+  togglerefs.count = kept;
+}
+
+static void forget_dead_togglerefs(void) {
+  size_t kept = 0;
+  for (size_t i = 0; i < togglerefs.count; i++) {
+    struct toggleref t = META_VEC_AT(&togglerefs, struct toggleref, i);
+    if (t.strong || mark_is_marked(t.obj)) META_VEC_AT(&togglerefs, struct toggleref, kept++) = t;
+  }
+  togglerefs.count = kept;
+}
+
+GC_API void GC_set_toggleref_func(GC_toggleref_func fn) {
+  LOCK();
+  toggleref_func = fn;
+  UNLOCK();
+}
+GC_API GC_toggleref_func GC_get_toggleref_func(void) { return toggleref_func; }
+
+GC_API int GC_toggleref_add(void *obj, int is_strong) {
+  gc_ensure_init();
+  if (!obj || GC_base(obj) != obj) return GC_NOT_FOUND;
+  struct toggleref t = { obj, is_strong != 0 };
+  LOCK();
+  bool ok = meta_vec_push(&togglerefs, &t);
+  UNLOCK();
+  return ok ? GC_SUCCESS : GC_NO_MEMORY;
+}
+
 void finalize_mark_roots(void) {
+  process_togglerefs();
   for (size_t i = 0; i < finalizers.nbuckets; i++)
     for (struct hnode *h = finalizers.buckets[i]; h; h = h->next) {
       struct fin_entry *e = (struct fin_entry *)h;
@@ -168,6 +219,7 @@ static void queue_unmarked(bool unreachable_mode) {
 }
 
 void finalize_after_mark(void) {
+  forget_dead_togglerefs();
   if (!finalizers.count && !short_links.count && !long_links.count) return;
   table_filter(&short_links, link_is_dangling, sizeof(struct link_entry));
   table_filter(&long_links, link_is_dangling, sizeof(struct link_entry));
