@@ -41,9 +41,12 @@ BOXROOT_API void boxroot_delete(boxroot r);
 /* Store v in *r's cell; never fails, never reallocates. */
 BOXROOT_API void boxroot_modify(boxroot *r, void *v);
 
+/* Counts are read without stopping other threads: while they create and
+   delete, live may be over-estimated (never negative); exact when quiet. */
 struct boxroot_stats {
   size_t live;          /* roots created and not deleted */
-  size_t peak;          /* most live roots at once */
+  size_t peak;          /* most live roots seen at a statistics call or a
+                           collection (not tracked on every create) */
   size_t pools;         /* pools in existence */
   size_t creations;     /* boxroot_create calls that succeeded */
   size_t deletions;     /* boxroot_delete calls */

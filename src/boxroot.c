@@ -31,7 +31,7 @@ struct pool {
   void **free;                     /* owner's free list, ends at the pool itself */
   void **bump, **end;              /* never-used cells */
   void *_Atomic remote;            /* others' deletions; NULL when empty */
-  size_t created, deleted_local;   /* owner's counters */
+  _Atomic size_t created, deleted_local; /* written by the owner only (plain stores) */
   _Atomic size_t deleted_remote;
   void *cells[];
 };
@@ -45,8 +45,23 @@ static struct pool *pool_of(void *cell) {
   return (struct pool *)((uintptr_t)cell & ~(uintptr_t)(POOL_BYTES - 1));
 }
 
+static size_t pool_capacity(void) {
+  return (POOL_BYTES - sizeof(struct pool)) / sizeof(void *);
+}
+
+/* Deletions are read before creations so a racing owner can only make the
+   count look larger, never wrap below zero. */
 static size_t pool_live(struct pool *p) {
-  return p->created - p->deleted_local - atomic_load_explicit(&p->deleted_remote, memory_order_relaxed);
+  size_t deleted = atomic_load_explicit(&p->deleted_remote, memory_order_acquire) +
+                   atomic_load_explicit(&p->deleted_local, memory_order_acquire);
+  size_t created = atomic_load_explicit(&p->created, memory_order_acquire);
+  return created > deleted ? created - deleted : 0;
+}
+
+/* The owner bumps its own counters: a relaxed load and store, no atomic RMW. */
+static inline void owner_count(_Atomic size_t *counter) {
+  atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + 1,
+                        memory_order_release);
 }
 
 static bool pool_has_room(struct pool *p) {
@@ -68,6 +83,8 @@ static struct pool *new_pool_locked(void) {
   p->bump = p->cells;
   p->end = (void **)((char *)p + POOL_BYTES);
   atomic_init(&p->remote, NULL);
+  atomic_init(&p->created, 0);
+  atomic_init(&p->deleted_local, 0);
   atomic_init(&p->deleted_remote, 0);
   p->next = all_pools;
   if (all_pools) all_pools->prev = p;
@@ -80,23 +97,28 @@ static void free_pool_locked(struct pool *p) {
   if (p->prev) p->prev->next = p->next;
   else all_pools = p->next;
   if (p->next) p->next->prev = p->prev;
-  creations_done += p->created;
-  deletions_done += p->deleted_local + atomic_load(&p->deleted_remote);
+  creations_done += atomic_load(&p->created);
+  deletions_done += atomic_load(&p->deleted_local) + atomic_load(&p->deleted_remote);
   pool_count--;
   os_unmap(p, POOL_BYTES);
 }
 
 /* Under the lock: a pool with room for the calling thread (owned by it, or
    adopted), or a new one. */
+/* Only a pool at least a quarter free is worth switching to: a pool with a
+   cell or two would send the next creations straight back here. */
 static struct pool *pool_with_room_locked(void *owner) {
   for (struct pool *p = all_pools; p; p = p->next) {
-    if ((p->owner == owner || p->owner == NULL) && pool_has_room(p)) {
+    if ((p->owner == owner || p->owner == NULL) && pool_has_room(p) &&
+        pool_live(p) <= pool_capacity() * 3 / 4) {
       p->owner = owner;
       take_remote(p);
       return p;
     }
   }
-  return new_pool_locked();
+  struct pool *p = new_pool_locked();
+  if (p) p->owner = owner;
+  return p;
 }
 
 static void *pop_cell(struct pool *p, void *v) {
@@ -109,7 +131,7 @@ static void *pop_cell(struct pool *p, void *v) {
     return NULL;
   }
   *cell = v;
-  p->created++;
+  owner_count(&p->created);
   return cell;
 }
 
@@ -137,7 +159,6 @@ static boxroot create_slow(void *v) {
       cell = pop_cell(p, v);
     }
     if (registered) tl_pool = p;
-    note_peak_locked();
   }
   UNLOCK();
   return cell;
@@ -150,13 +171,13 @@ BOXROOT_API boxroot boxroot_create(void *v) {
     if (LIKELY(cell != (void **)p)) {
       p->free = *cell;
       *cell = v;
-      p->created++;
+      owner_count(&p->created);
       return (boxroot)cell;
     }
     if (p->bump < p->end) {
       cell = p->bump++;
       *cell = v;
-      p->created++;
+      owner_count(&p->created);
       return (boxroot)cell;
     }
   }
@@ -170,7 +191,7 @@ BOXROOT_API void boxroot_delete(boxroot r) {
   if (p->owner == &tl_token) {
     *cell = p->free;
     p->free = cell;
-    p->deleted_local++;
+    owner_count(&p->deleted_local);
     return;
   }
   void *old = atomic_load_explicit(&p->remote, memory_order_relaxed);
@@ -192,8 +213,8 @@ BOXROOT_API void boxroot_get_stats(struct boxroot_stats *out) {
   size_t live = 0, created = creations_done, deleted = deletions_done;
   for (struct pool *p = all_pools; p; p = p->next) {
     live += pool_live(p);
-    created += p->created;
-    deleted += p->deleted_local + atomic_load(&p->deleted_remote);
+    created += atomic_load(&p->created);
+    deleted += atomic_load(&p->deleted_local) + atomic_load(&p->deleted_remote);
   }
   out->live = live;
   out->peak = peak_live;
@@ -208,6 +229,7 @@ BOXROOT_API void boxroot_get_stats(struct boxroot_stats *out) {
 void boxroot_mark_roots(void) {
   for (struct pool *p = all_pools; p; p = p->next)
     mark_range(p->cells, p->bump);      /* free cells point into the pool: skipped */
+  note_peak_locked();
 }
 
 /* Pools that nobody can create from any more and that hold no root. */

@@ -35,6 +35,7 @@ struct fin_entry {
   void *cd;
   enum fin_mode mode;
   size_t external;                /* foreign bytes the object owns (external.c) */
+  bool owns_external;             /* registered by bibop_malloc_external */
   struct fin_entry *queue_next;
 };
 
@@ -245,10 +246,17 @@ void finalize_after_mark(void) {
   if (queue_length > queued_before) __atomic_store_n(&finalize_pending, true, __ATOMIC_RELEASE);
 }
 
+/* Free an entry that will never run; its external bytes are no longer
+   anybody's to release, so the accounting forgets them. */
+static void discard_entry(struct fin_entry *e) {
+  if (e->external) external_retract(e->external);
+  meta_free(e, sizeof *e);
+}
+
 void finalize_forget_object(void *obj) {
   if (!finalizers.count) return;
   struct hnode **p = table_find(&finalizers, (uintptr_t)obj);
-  if (p) meta_free(table_unlink(&finalizers, p), sizeof(struct fin_entry));
+  if (p) discard_entry((struct fin_entry *)table_unlink(&finalizers, p));
 }
 
 /* ---- registration ---------------------------------------------------------------- */
@@ -270,7 +278,7 @@ static void register_finalizer(void *obj, GC_finalization_proc fn, void *cd,
         e->cd = cd;
         e->mode = mode;
       } else {
-        meta_free(table_unlink(&finalizers, p), sizeof *e);
+        discard_entry((struct fin_entry *)table_unlink(&finalizers, p));
       }
     } else if (fn) {
       struct fin_entry *e = meta_alloc(sizeof *e);
@@ -388,22 +396,29 @@ GC_API int GC_invoke_finalizers(void) {
   running_finalizers = true;
   int count = 0;
   for (;;) {
+    /* obj and cd move from the queue (a root) to this frame under the
+       lock, so no collection can find them in neither place. */
+    void *volatile obj = NULL;
+    void *volatile cd = NULL;
+    GC_finalization_proc fn = NULL;
+    size_t external = 0;
     LOCK();
     struct fin_entry *e = queue_head;
     if (e) {
       queue_head = e->queue_next;
       if (!queue_head) queue_tail = NULL;
       queue_length--;
+      obj = (void *)e->h.key;
+      cd = e->cd;
+      fn = e->fn;
+      external = e->external;
+      meta_free(e, sizeof *e);
     } else {
       __atomic_store_n(&finalize_pending, false, __ATOMIC_RELAXED);
     }
     UNLOCK();
-    if (!e) break;
-    void *obj = (void *)e->h.key, *cd = e->cd;
-    GC_finalization_proc fn = e->fn;
-    size_t external = e->external;
-    meta_free(e, sizeof *e);
-    fn(obj, cd);   /* obj and cd are on this stack now: they stay alive */
+    if (!fn) break;
+    fn(obj, cd);
     /* The foreign memory is released now: so is its accounting. */
     if (external) external_retract(external);
     count++;
@@ -448,7 +463,10 @@ bool finalize_register_external(void *obj, GC_finalization_proc fn, void *cd, si
   register_finalizer(obj, fn, cd, NULL, NULL, FIN_NO_ORDER);
   LOCK();
   struct hnode **p = table_find(&finalizers, (uintptr_t)obj);
-  if (p) ((struct fin_entry *)*p)->external = bytes;
+  if (p) {
+    ((struct fin_entry *)*p)->external = bytes;
+    ((struct fin_entry *)*p)->owns_external = true;
+  }
   UNLOCK();
   return p != NULL;
 }
@@ -459,7 +477,7 @@ size_t finalize_set_external(void *obj, size_t bytes) {
   LOCK();
   struct hnode **p = table_find(&finalizers, (uintptr_t)obj);
   size_t old = (size_t)-1;
-  if (p) {
+  if (p && ((struct fin_entry *)*p)->owns_external) {
     old = ((struct fin_entry *)*p)->external;
     ((struct fin_entry *)*p)->external = bytes;
   }
