@@ -116,6 +116,7 @@ struct kind {
   bool pointer_free;   /* never scanned */
   bool uncollectable;  /* never reclaimed, scanned as a root */
   bool zero_on_alloc;  /* hand out zeroed memory */
+  bool any_interior;   /* interior pointers keep objects even when GC_all_interior_pointers is off */
   bool in_use;
 };
 

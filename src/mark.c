@@ -94,10 +94,10 @@ static inline struct mark_entry *mark_candidate(struct marker *m, struct mark_en
     unsigned i = (unsigned)((off * (uint64_t)b->recip) >> 32);
     if (i >= b->nobjs) return top;
     size_t displacement = off - (size_t)i * b->obj_bytes;
-    if (displacement && !GC_all_interior_pointers && !gc.valid_offsets[displacement] &&
-        !m->any_interior)
-      return top;
     const struct kind *k = &gc.kinds[b->kind];
+    if (displacement && !GC_all_interior_pointers && !gc.valid_offsets[displacement] &&
+        !m->any_interior && !k->any_interior)
+      return top;
     if (k->uncollectable) return top;      /* live ones are roots; free slots stay free */
     if (!set_mark_bit(&b->u.mark[i >> 6], (uint64_t)1 << (i & 63), parallel)) return top;
     if (parallel) __atomic_fetch_add(&b->n_marks, 1, __ATOMIC_RELAXED);
@@ -113,6 +113,7 @@ static inline struct mark_entry *mark_candidate(struct marker *m, struct mark_en
     char *start = block_addr(h);
     size_t displacement = w - (uintptr_t)start;
     if (displacement && !GC_all_interior_pointers && !m->any_interior &&
+        !gc.kinds[h->kind].any_interior &&
         (displacement >= BLOCK_BYTES || !gc.valid_offsets[displacement]))
       return top;
     if (!set_mark_bit(&h->u.large.marked, 1, parallel)) return top;

@@ -62,6 +62,7 @@ static struct GC_ms_entry *mark_struct_object(GC_word *addr, struct GC_ms_entry 
 
 void svector_init(void) {
   struct_kind = GC_new_kind_inner(GC_new_free_list_inner(), GC_MAKE_PROC((GC_word)GC_new_proc_inner(mark_struct_object), 0), 0, 1);
+  gc.kinds[struct_kind].any_interior = true;   /* element references are interior pointers */
 }
 
 BIBOP_API bibop_struct_type *bibop_struct_type_new(const char *name, size_t nfields,
@@ -99,7 +100,10 @@ BIBOP_API void *bibop_svector_new(const bibop_struct_type *t, size_t n) {
   if (!t) return NULL;
   size_t max = (SIZE_MAX / sizeof(GC_word) - 2) / t->nfields;
   if (n > max) return NULL;                              /* n x size overflows */
-  GC_word *obj = GC_generic_malloc((2 + n * t->nfields) * sizeof(GC_word), (int)struct_kind);
+  /* An empty vector still gets one word after its header, so that its
+     reference points inside it. */
+  size_t words = 2 + (n ? n * t->nfields : 1);
+  GC_word *obj = GC_generic_malloc(words * sizeof(GC_word), (int)struct_kind);
   if (!obj) return NULL;
   obj[1] = n;
   __atomic_store_n(&obj[0], (GC_word)(uintptr_t)t | VECTOR_FLAG, __ATOMIC_RELEASE);
@@ -115,9 +119,14 @@ static GC_word *object_of(const void *ref) {
   return base[0] ? base : NULL;
 }
 
+static GC_word *field_address(const void *ref, size_t k);
+
+/* Only a true structure reference (a structure's field 0, or an element's)
+   has a type. */
 BIBOP_API const bibop_struct_type *bibop_type_of(const void *ref) {
+  if (!field_address(ref, 0)) return NULL;
   GC_word *obj = object_of(ref);
-  return obj ? (const bibop_struct_type *)(obj[0] & ~VECTOR_FLAG) : NULL;
+  return (const bibop_struct_type *)(obj[0] & ~VECTOR_FLAG);
 }
 
 BIBOP_API int bibop_is_instance(const void *ref, const bibop_struct_type *t) {
@@ -148,15 +157,20 @@ BIBOP_API int bibop_svector_set(void *v, size_t i, const unsigned long *values) 
   return 0;
 }
 
-/* A structure reference's field k: checked against its type. */
+/* A structure reference's field k: ref must be exactly a structure's or an
+   element's start, and k below the type's field count. */
 static GC_word *field_address(const void *ref, size_t k) {
   GC_word *obj = object_of(ref);
   if (!obj) return NULL;
   const bibop_struct_type *t = (const void *)(obj[0] & ~VECTOR_FLAG);
-  GC_word *first = (obj[0] & VECTOR_FLAG) ? obj + 2 : obj + 1;
-  size_t offset = (size_t)((const GC_word *)ref - first);
-  if ((const GC_word *)ref < first || offset % t->nfields != 0 || k >= t->nfields) return NULL;
-  if ((obj[0] & VECTOR_FLAG) && offset / t->nfields >= obj[1]) return NULL;
+  bool vector = obj[0] & VECTOR_FLAG;
+  const char *first = (const char *)(vector ? obj + 2 : obj + 1);
+  if ((const char *)ref < first || k >= t->nfields) return NULL;
+  size_t offset = (size_t)((const char *)ref - first);
+  size_t element_bytes = t->nfields * sizeof(GC_word);
+  if (offset % element_bytes != 0) return NULL;
+  size_t index = offset / element_bytes;
+  if (index >= (vector ? obj[1] : 1)) return NULL;
   return (GC_word *)ref + k;
 }
 
