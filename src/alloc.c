@@ -60,8 +60,13 @@ static bool claim_window(struct cursor *c, struct block *b, unsigned w) {
 /* Lazy sweeping: find free slots for cursor c of (kind, granules). */
 static bool refill(struct cursor *c, int kind, unsigned granules) {
   if (c->blk) {
-    for (unsigned w = c->word + 1; w < MARK_WORDS; w++)
-      if (claim_window(c, c->blk, w)) return true;
+    /* The block may have been released while this cursor's window was
+       empty (every slot handed out and freed), and even reused: continue
+       in it only if it is still a block of this size class. */
+    struct block *b = c->blk;
+    if (b->state == BLOCK_SMALL && b->kind == kind && b->granules == granules)
+      for (unsigned w = c->word + 1; w < MARK_WORDS; w++)
+        if (claim_window(c, b, w)) return true;
     c->blk = NULL;
   }
   struct size_class_list *cls = &gc.classes[kind][granules];
@@ -456,4 +461,15 @@ GC_API char *GC_strndup(const char *s, size_t n) {
   memcpy(copy, s, len);
   copy[len] = '\0';
   return copy;
+}
+
+/* A block is going back to the pool: a cursor left on it (its window empty)
+   must not keep pointing there. */
+void alloc_forget_block(struct block *b) {
+  struct cursor *c = &gc.locked_cursors[b->kind][b->granules];
+  if (c->blk == b) memset(c, 0, sizeof *c);
+  if (b->kind < CACHED_KINDS) {
+    c = &gc.shared_cache.c[b->kind][b->granules];
+    if (c->blk == b && !c->bits) memset(c, 0, sizeof *c);
+  }
 }

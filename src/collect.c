@@ -162,6 +162,7 @@ static void sweep_setup(size_t *live_ptr, size_t *live_atomic) {
             : b->n_marks;
         if (in_use == 0) {
           *link = b->next;
+          alloc_forget_block(b);
           heap_release_small_block(b);
           continue;
         }

@@ -418,6 +418,7 @@ BIBOP_INTERNAL struct alloc_cache *alloc_thread_attach(void); /* a cache for thi
 BIBOP_INTERNAL void alloc_cache_release(struct alloc_cache *ac);
 BIBOP_INTERNAL void alloc_unclaimed_bits(struct block *b, uint64_t bits[MARK_WORDS]);
 BIBOP_INTERNAL void alloc_forget_claim(struct block *b, unsigned i);
+BIBOP_INTERNAL void alloc_forget_block(struct block *b);
 
 /* ---- debugging allocator and leak detection (debug.c) ------------------------- */
 
