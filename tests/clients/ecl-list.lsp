@@ -1,0 +1,17 @@
+;;; ecl.sh, part 1: a 3,000,000-element list: length, sum, reversal,
+;;; squares, order; one explicit collection while it is all live.
+(defun build-list (n)
+  (let ((acc '()))
+    (loop for i from n downto 1 do (push i acc))
+    acc))
+(let* ((n 3000000)
+       (lst (build-list n)))
+  (format t "length ~d~%" (length lst))
+  (format t "sum ~d (expected ~d)~%" (reduce #'+ lst) (/ (* n (1+ n)) 2))
+  (let ((rev (reverse lst)))
+    (si:gc t)
+    (format t "reversed first ~d last ~d~%" (first rev) (car (last rev))))
+  (let ((sq (mapcar (lambda (x) (* x x)) lst)))
+    (format t "sum of squares ~d~%" (reduce #'+ sq)))
+  (format t "ordered ~a~%" (loop for (a b) on lst while b always (< a b)))
+  (format t "list still intact: length ~d sum ~d~%" (length lst) (reduce #'+ lst)))
