@@ -7,15 +7,10 @@
  * from itself through another object and, as with GC_register_finalizer, is
  * never finalized.
  *
- * KNOWN BIBOP BUG: finalize_after_mark (src/finalize.c) handles
- * FIN_IGNORE_SELF by setting the object's own mark bit, marking from its
- * contents and clearing the bit again. A path that comes back to the object
- * through other objects then finds it "marked" and stops, so the object is
- * queued although it is reachable from itself through B: bibop finalizes
- * every object of these cycles (and, for A <-> B, finalizes A while the
- * finalizable B that points to it is still waiting, against the ordering).
- * Built always; registered with CTest only against stock libgc1 (or with
- * -DBIBOP_COMPAT_KNOWN_FAILURES=ON). */
+ * Regression test: bibop once handled FIN_IGNORE_SELF by setting the
+ * object's own mark bit while marking from its contents, which let paths
+ * back through other objects be ignored too (src/finalize.c now skips only
+ * words pointing into the object itself). */
 #include "compat.h"
 
 #include <gc.h>
@@ -29,12 +24,16 @@ struct obj {
 };
 
 static unsigned finalized;
+/* Each phase registers its finalizers with its own tag as client data, so an
+   object of an earlier phase that a stale stack word kept alive and that is
+   finalized later (as happens in -O0 builds) is not counted against a later
+   phase. */
+static uintptr_t phase;
 
 static void GC_CALLBACK count(void *p, void *cd)
 {
     (void)p;
-    (void)cd;
-    finalized++;
+    if ((uintptr_t)cd == phase) finalized++;
 }
 
 static NOINLINE struct obj *new_obj(uintptr_t id)
@@ -51,7 +50,7 @@ static NOINLINE void make_self(void)
     for (unsigned i = 0; i < N; i++) {
         struct obj *o = new_obj(i);
         o->next = i % 2 ? (void *)o : (void *)&o->pad[1];
-        GC_register_finalizer_ignore_self(o, count, NULL, NULL, NULL);
+        GC_register_finalizer_ignore_self(o, count, (void *)phase, NULL, NULL);
     }
 }
 
@@ -64,8 +63,8 @@ static NOINLINE void make_pairs(int both)
         struct obj *a = new_obj(i), *b = new_obj(i + N / 2);
         a->next = b;
         b->next = a;
-        GC_register_finalizer_ignore_self(a, count, NULL, NULL, NULL);
-        if (both) GC_register_finalizer_ignore_self(b, count, NULL, NULL, NULL);
+        GC_register_finalizer_ignore_self(a, count, (void *)phase, NULL, NULL);
+        if (both) GC_register_finalizer_ignore_self(b, count, (void *)phase, NULL, NULL);
         hidden[i] = GC_HIDE_POINTER(a);
         hidden[i + N / 2] = both ? GC_HIDE_POINTER(b) : 0;
     }
@@ -91,6 +90,7 @@ int main(void)
     hidden = GC_MALLOC_ATOMIC(N * sizeof *hidden);
     CHECK(hidden != NULL, "GC_MALLOC_ATOMIC failed");
 
+    phase = 1;
     make_self();
     compat_collect(4);
     GC_invoke_finalizers();
@@ -99,6 +99,7 @@ int main(void)
           "finalized", finalized, N);
 
     finalized = 0;
+    phase = 2;
     make_pairs(1);
     compat_collect(6);
     GC_invoke_finalizers();
@@ -108,6 +109,7 @@ int main(void)
     unregister_pairs();
 
     finalized = 0;
+    phase = 3;
     make_pairs(0);
     compat_collect(6);
     GC_invoke_finalizers();
