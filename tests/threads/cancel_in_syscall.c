@@ -7,15 +7,29 @@
  * checksummed list and cancel them, 2000 times in all, while 2 threads run
  * GC_gcollect() in a loop.
  *
- * Known bibop bug (this test is registered only with
- * -DBIBOP_THREAD_KNOWN_BUGS=ON): SIGCANCEL interrupts bibop's suspend
- * handler (src/stopworld.c suspend_handler does not disable cancellation,
- * and its sa_mask cannot hold SIGCANCEL); glibc unwinds the thread out of
- * the handler, so it never acknowledges the stop, and it goes on exiting
- * with the handler's mask (every signal blocked) into bibop's key destructor
- * (src/threads.c unregister_at_exit), which waits for the allocation lock
- * that the collector holds while it waits for that thread: deadlock, then
- * "bibop: a thread does not answer the stop-the-world signals" after 60 s. */
+ * Known bibop bug (registered only with -DBIBOP_THREAD_KNOWN_BUGS=ON).
+ * glibc 2.36 cancels a thread blocked in nanosleep with SIGCANCEL, which a
+ * program cannot block (sigfillset leaves it out of the suspend handler's
+ * sa_mask and of its sigsuspend mask), and whose handler acts on any
+ * asynchronous-type thread whatever its cancel state. bibop's
+ * suspend_handler (src/stopworld.c) disables cancellation around the
+ * handshake, which is not enough:
+ * - a SIGCANCEL sent while the thread was cancellable (asleep in
+ *   nanosleep) can be delivered inside the handler and unwind the thread
+ *   out of the handshake after it acknowledged the stop: the restart is
+ *   never acknowledged, and the thread's cleanup handler (unregister_self,
+ *   src/threads.c) waits for the allocation lock that the collector holds
+ *   while it waits for that acknowledgement (seen with gdb: collector in
+ *   stopworld_start -> wait_for_acks, the cancelled threads "Exiting" in
+ *   unregister_self -> pthread_mutex_lock): "bibop: a thread does not
+ *   answer the stop-the-world signals" after 60 s;
+ * - a cancel requested while the handler runs is acted on by the
+ *   pthread_setcancelstate that re-enables cancellation at the handler's
+ *   end; glibc then never stores PTHREAD_CANCELED, so pthread_join returns
+ *   NULL, or the previous thread's result when the descriptor is reused.
+ * stock libgc1 passes: its GC_pthread_cancel (and GC_pthread_exit) disables
+ * collections (GC_dont_gc++, DISABLED_GC flag) until the target thread
+ * unregisters, so no stop-the-world can overlap a pending cancellation. */
 #define _GNU_SOURCE
 #include <gc.h>
 

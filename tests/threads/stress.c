@@ -65,7 +65,7 @@ static tnode_t *tree_build(unsigned depth, uint64_t seed, uint64_t *index)
     return n;
 }
 
-/* Returns the number of nodes checked; fails on the first bad word. */
+/* Checks a subtree against its seed in preorder; fails on the first bad word. */
 static void tree_verify_rec(const tnode_t *n, unsigned depth, uint64_t seed, uint64_t *index,
                             const char *who)
 {

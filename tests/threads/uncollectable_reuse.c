@@ -11,15 +11,14 @@
  * allocate collectable objects of that size, and check that the 64 are
  * intact.
  *
- * Known bibop bug (registered only with -DBIBOP_THREAD_KNOWN_BUGS=ON),
- * found by stress.c (crash in start_registered jumping to a start routine
- * read from a clobbered start record; "GC_free of a pointer that is not an
- * object start" warnings): an allocation cursor keeps pointing at its block
- * after sweep_setup (src/collect.c) released that block as empty; refill
- * (src/alloc.c) then claims windows of whatever the block has become, so
- * uncollectable objects are handed out inside a collectable block, where
- * the next collection frees them; reclaim_window can also OR a stale window
- * into a released block's descriptor. */
+ * Regression test of a bibop bug found by stress.c (a crash in
+ * start_registered jumping to a start routine read from a clobbered start
+ * record, after "GC_free of a pointer that is not an object start"
+ * warnings): an allocation cursor kept pointing at its block after
+ * sweep_setup (src/collect.c) had released that block as empty, and refill
+ * (src/alloc.c) then claimed windows of whatever the block had become, so
+ * uncollectable objects were handed out inside a collectable block, where
+ * the next collection freed them. Fixed in ffa9331. */
 #define _GNU_SOURCE
 #include <gc.h>
 
