@@ -5,13 +5,16 @@
 # detach, GC_set_free_space_divisor, ...) running asy-alloc.asy, which
 # builds and drops strings, arrays, thousands of paths and pictures and
 # linked structures, collecting explicitly with purge() now and then, and
-# writes deterministic results to stdout and to alloc-data.txt in its cwd.
+# writes deterministic results to stdout and to alloc-data.txt in its cwd,
+# with the default collector pacing and with -divisor 200 and 16 (far more
+# collections); and asy-paths.asy (path concatenation, -divisor 200).
 # Run on stock libgc1 and on bibop's libgc.so.1; stdout, exit status and
 # the data file must be identical byte for byte, and the loader trace must
 # show asy's GC_* imports bound to the intended library.  -noV (never view),
 # -tex none (no TeX), nothing drawn on currentpicture (no output file); HOME
-# and the cwd are temporary.  Asymptote's -threads applies only to its
-# OpenGL renderer, which the Debian build lacks, so threads are not used.
+# and the cwd are temporary.  asy's only thread (-threads, on by default)
+# is its OpenGL render thread, which it does not start without viewing, so
+# these runs are single-threaded (apart from the collectors' markers).
 # Usage: asy.sh <bibop lib dir>
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -61,8 +64,18 @@ asy_compare() {
 # 1. Default collector settings.
 asy_compare alloc -noV -tex none
 
-# 2. Collections far more often (GC_set_free_space_divisor(16)) and
+# 2. A collection every ~100 KiB of allocation (GC_set_free_space_divisor
+#    (200)): before ffa9331 this run (or run 4) crashed bibop most of the
+#    time (a small-object cursor kept handing out slots of a block that had
+#    been released and reused for a large object).
+asy_compare alloc-divisor200 -noV -tex none -divisor 200
+
+# 3. The reduced reproduction of that crash: path concatenation only.
+compare_runs paths-divisor200 50 asy -noV -tex none -divisor 200 "$here/asy-paths.asy"
+expect paths-divisor200 "paths: points 36000"
+
+# 4. Collections more often (GC_set_free_space_divisor(16)) and
 #    asymptote's memory-conserving mode.
-asy_compare alloc-divisor -noV -tex none -divisor 16 -compact
+asy_compare alloc-divisor16 -noV -tex none -divisor 16 -compact
 
 echo "PASS [asy]: $NRUNS asy runs identical on stock libgc and on $BIBOP_LIBGC"
