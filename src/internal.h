@@ -330,6 +330,8 @@ struct gc_thread {
   bool precise;                /* bibop_set_precise_stack: stack and registers not scanned */
   bool stopped;                /* signalled in the current stop */
   bool vanished;               /* exited without unregistering */
+  bool suspend_requested;      /* GC_suspend_thread: wait in the suspend handler */
+  bool suspended;              /* waiting in the handler for GC_resume_thread */
   unsigned long stop_ack, resume_ack;   /* epochs acknowledged by the handler */
   struct gc_thread *next;
 };

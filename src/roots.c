@@ -141,12 +141,12 @@ static __attribute__((noinline)) void scan_own_stack_and_registers(void) {
   __asm__ volatile("" : : "r"(&regs) : "memory");   /* keep regs until here */
 }
 
-/* Other registered threads: stopped ones from where their handler stood,
-   blocking ones from where they entered GC_do_blocking. */
+/* Other registered threads: stopped or suspended ones from where their
+   handler stood, blocking ones from where they entered GC_do_blocking. */
 static void scan_other_threads(void) {
   struct gc_thread *self = threads_self();
   for (struct gc_thread *t = gc.threads; t; t = t->next) {
-    if (t == self || (!t->stopped && !t->blocking) || !t->stack_ptr || t->precise) continue;
+    if (t == self || (!t->stopped && !t->blocking && !t->suspended) || !t->stack_ptr || t->precise) continue;
     scan_stack((uintptr_t)t->stack_ptr, (uintptr_t)t->stack_base);
   }
 }

@@ -9,8 +9,24 @@
  * where the kernel saved the interrupted registers, so scanning from it
  * covers them — acknowledges the epoch, and waits in sigsuspend until the
  * epoch is closed; then it acknowledges the restart. Lost or late signals
- * are re-sent; a thread that neither answers nor exists ends the wait.
- * Handlers use only async-signal-safe calls (sem_post, sigsuspend).
+ * are re-sent every 20 ms; a thread that no longer exists ends the wait; a
+ * thread that has not answered for a minute (monotonic time) aborts.
+ * Handlers use only async-signal-safe calls (sem_post, raw rt_sigsuspend).
+ *
+ * Cancellation: glibc's cancellation signal (SIGCANCEL, the first realtime
+ * signal) can neither be blocked through sigprocmask nor named in a
+ * sigset_t by the sigset functions, yet a thread cancelled while asleep in
+ * a cancellable system call acts on it whatever it does next. If it arrived
+ * inside the handler it would unwind the thread out of the handshake. So the
+ * handler's mask, and the mask it waits with, set its bit directly (the
+ * kernel's sigset layout: bit n-1 for signal n), and the wait is the raw
+ * rt_sigsuspend system call, not glibc's cancellation point: a cancellation
+ * is only delivered once the handler has returned.
+ *
+ * Explicit suspension (GC_suspend_thread) uses the same handler: a thread
+ * whose suspend_requested flag is set waits in it until GC_resume_thread
+ * clears the flag, with its stack pointer recorded, so collections scan it
+ * without signalling it.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -19,10 +35,13 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
-#define RETRY_WAIT_NS (20 * 1000 * 1000)   /* re-send signals after 20 ms */
-#define GIVE_UP_RETRIES 3000               /* about a minute without an answer */
+#define RESEND_NS (20 * 1000 * 1000ull)        /* re-send signals after 20 ms */
+#define GIVE_UP_NS (60 * 1000 * 1000 * 1000ull) /* abort after a minute without an answer */
+#define CANCEL_SIGNAL 32                        /* glibc's SIGCANCEL (__SIGRTMIN) */
 
 static int suspend_signal = SIGPWR;
 static int restart_signal = SIGXCPU;
@@ -31,29 +50,46 @@ static unsigned long stop_epoch;        /* incremented at each stop */
 static volatile unsigned long open_epoch; /* the epoch threads must wait in; 0 when running */
 static sigset_t wait_mask;              /* everything blocked but the restart signal */
 
+/* Add glibc's cancellation signal to a mask the kernel will use. */
+static void mask_add_cancel(sigset_t *set) {
+  unsigned long *words = (unsigned long *)set;
+  words[(CANCEL_SIGNAL - 1) / (8 * sizeof *words)] |= 1ul << ((CANCEL_SIGNAL - 1) % (8 * sizeof *words));
+}
+
+/* Wait for a signal not in wait_mask, without being a cancellation point. */
+static void wait_for_signal(void) { syscall(SYS_rt_sigsuspend, &wait_mask, _NSIG / 8); }
+
 int stopworld_suspend_signal(void) { return suspend_signal; }
 int stopworld_restart_signal(void) { return restart_signal; }
+
+static bool must_wait(struct gc_thread *me, unsigned long epoch) {
+  return (epoch != 0 && __atomic_load_n(&open_epoch, __ATOMIC_ACQUIRE) == epoch) ||
+         __atomic_load_n(&me->suspend_requested, __ATOMIC_ACQUIRE);
+}
 
 static void suspend_handler(int sig) {
   (void)sig;
   int saved_errno = errno;
   struct gc_thread *me = threads_self();
   unsigned long epoch = __atomic_load_n(&open_epoch, __ATOMIC_ACQUIRE);
-  if (me && epoch != 0 && __atomic_load_n(&me->stop_ack, __ATOMIC_RELAXED) != epoch) {
-    /* sigsuspend is a cancellation point: a pending pthread_cancel must not
-       unwind this thread out of the handshake (it would never answer). */
-    int cancel_state;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  if (epoch != 0 && me && __atomic_load_n(&me->stop_ack, __ATOMIC_RELAXED) == epoch) epoch = 0;
+  if (me && (epoch != 0 || __atomic_load_n(&me->suspend_requested, __ATOMIC_ACQUIRE))) {
     __builtin_unwind_init();
     char here;
     me->stack_ptr = &here;
-    __atomic_store_n(&me->stop_ack, epoch, __ATOMIC_RELEASE);
-    sem_post(&ack_sem);
-    while (__atomic_load_n(&open_epoch, __ATOMIC_ACQUIRE) == epoch) sigsuspend(&wait_mask);
-    __atomic_store_n(&me->resume_ack, epoch, __ATOMIC_RELEASE);
-    sem_post(&ack_sem);
+    if (epoch != 0) {
+      __atomic_store_n(&me->stop_ack, epoch, __ATOMIC_RELEASE);
+      sem_post(&ack_sem);
+    }
+    if (__atomic_load_n(&me->suspend_requested, __ATOMIC_ACQUIRE))
+      __atomic_store_n(&me->suspended, true, __ATOMIC_RELEASE);
+    while (must_wait(me, epoch)) wait_for_signal();
+    __atomic_store_n(&me->suspended, false, __ATOMIC_RELEASE);
+    if (epoch != 0) {
+      __atomic_store_n(&me->resume_ack, epoch, __ATOMIC_RELEASE);
+      sem_post(&ack_sem);
+    }
     __asm__ volatile("" : : "r"(&here) : "memory");
-    pthread_setcancelstate(cancel_state, NULL);
   }
   errno = saved_errno;
 }
@@ -64,10 +100,12 @@ void stopworld_init(void) {
   if (sem_init(&ack_sem, 0, 0) != 0) gc_abort("bibop: sem_init failed");
   sigfillset(&wait_mask);
   sigdelset(&wait_mask, restart_signal);
+  mask_add_cancel(&wait_mask);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_flags = SA_RESTART;
-  sigfillset(&sa.sa_mask);   /* nothing interrupts the handshake */
+  sigfillset(&sa.sa_mask);   /* nothing interrupts the handshake, not even a cancellation */
+  mask_add_cancel(&sa.sa_mask);
   sa.sa_handler = suspend_handler;
   if (sigaction(suspend_signal, &sa, NULL) != 0) gc_abort("bibop: cannot install the suspend handler");
   sa.sa_handler = restart_handler;
@@ -75,38 +113,46 @@ void stopworld_init(void) {
 }
 
 /* Wait until every stopped thread's field (stop_ack or resume_ack) holds
-   the epoch, re-sending sig to the laggards. */
+   the epoch, re-sending sig to the laggards every RESEND_NS. Deadlines are
+   in monotonic time, so spurious semaphore posts cannot hasten the abort. */
 static void wait_for_acks(unsigned long epoch, bool resuming, int sig) {
   struct gc_thread *self = threads_self();
-  for (unsigned retries = 0;; retries++) {
-    bool all = true;
+  uint64_t start = os_now_ns(), next_resend = start + RESEND_NS;
+  for (;;) {
+    bool all = true, resend = os_now_ns() >= next_resend;
     for (struct gc_thread *t = gc.threads; t; t = t->next) {
       if (t == self || !t->stopped) continue;
       unsigned long ack = __atomic_load_n(resuming ? &t->resume_ack : &t->stop_ack, __ATOMIC_ACQUIRE);
       if (ack == epoch) continue;
       all = false;
-      if (retries > 0 && pthread_kill(t->id, sig) == ESRCH) {
+      if (resend && pthread_kill(t->id, sig) == ESRCH) {
         t->stopped = false;       /* gone without unregistering: nothing to scan */
         t->vanished = true;
       }
     }
     if (all) return;
-    if (retries >= GIVE_UP_RETRIES) gc_abort("bibop: a thread does not answer the stop-the-world signals");
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_nsec += RETRY_WAIT_NS;
-    if (deadline.tv_nsec >= 1000000000) { deadline.tv_sec++; deadline.tv_nsec -= 1000000000; }
-    while (sem_timedwait(&ack_sem, &deadline) != 0 && errno == EINTR) {}
+    uint64_t now = os_now_ns();
+    if (now - start >= GIVE_UP_NS) gc_abort("bibop: a thread does not answer the stop-the-world signals");
+    if (resend) next_resend = now + RESEND_NS;
+    struct timespec deadline = {(time_t)(next_resend / 1000000000u), (long)(next_resend % 1000000000u)};
+    while (sem_clockwait(&ack_sem, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR) {}
   }
+}
+
+/* Posts left from an earlier handshake (a late answer to a re-sent
+   signal) must not count in this one. */
+static void drain_acks(void) {
+  while (sem_trywait(&ack_sem) == 0) {}
 }
 
 void stopworld_stop(void) {
   struct gc_thread *self = threads_self();
   unsigned long epoch = ++stop_epoch;
+  drain_acks();
   __atomic_store_n(&open_epoch, epoch, __ATOMIC_RELEASE);
   for (struct gc_thread *t = gc.threads; t; t = t->next) {
     t->stopped = false;
-    if (t == self || t->blocking || t->vanished) continue;
+    if (t == self || t->blocking || t->vanished || __atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE)) continue;
     if (pthread_kill(t->id, suspend_signal) == 0) t->stopped = true;
     else t->vanished = true;
   }

@@ -12,6 +12,10 @@
  * exits without doing so, so no stale stack range is left behind.
  * Unregistered threads may allocate (through the shared cache, under the
  * lock) but their stacks are not scanned, as in bdwgc.
+ * A joinable thread's result (start routine's return or GC_pthread_exit's
+ * argument) is held in an uncollectable box from its exit until
+ * GC_pthread_join or GC_pthread_detach, since glibc keeps it where the
+ * collector does not look.
  * Invariant: the registry and each record's blocking state change only under
  * the allocation lock, so a collection sees a stable set of threads.
  */
@@ -20,10 +24,12 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <gc/javaxfc.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static __thread struct gc_thread *tl_thread __attribute__((tls_model("initial-exec")));
@@ -47,10 +53,15 @@ static char *own_stack_base(void) {
 }
 
 /* Under the lock. */
+static void drop_result_locked(pthread_t id);
+
 static struct gc_thread *register_locked(char *stack_base) {
   struct gc_thread *t = meta_alloc(sizeof *t);
   if (!t) return NULL;
   t->id = pthread_self();
+  /* An earlier thread with this id was joined or detached without our
+     wrappers seeing it: its kept result is garbage now. */
+  drop_result_locked(t->id);
   t->stack_base = stack_base;
   t->cache = alloc_thread_attach();
   t->next = gc.threads;
@@ -188,7 +199,10 @@ GC_API void *GC_do_blocking(GC_fn_type fn, void *client_data) {
   LOCK();
   me->blocking = was_blocking;
   me->stack_ptr = was_sp;
+  bool suspend_now = me->suspend_requested && !was_blocking;
   UNLOCK();
+  /* Suspended while blocking: stop now, before touching the heap. */
+  if (suspend_now) pthread_kill(pthread_self(), stopworld_suspend_signal());
   __asm__ volatile("" : : "r"(&regs) : "memory");
   return result;
 }
@@ -240,6 +254,73 @@ static void unregister_self(void *unused) {
   UNLOCK();
 }
 
+/* ---- results of exited joinable threads -------------------------------------- */
+
+/* An uncollectable box per exited, not yet joined thread; the list is
+   changed under the allocation lock. */
+struct kept_result {
+  pthread_t id;
+  void *result;
+  struct kept_result *next;
+};
+static struct kept_result *kept_results;
+static struct kept_result *dropped_results;   /* to GC_free outside the lock */
+
+static bool self_is_detached(void) {
+  pthread_attr_t attr;
+  int state = PTHREAD_CREATE_JOINABLE;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    pthread_attr_getdetachstate(&attr, &state);
+    pthread_attr_destroy(&attr);
+  }
+  return state == PTHREAD_CREATE_DETACHED;
+}
+
+/* Called by an exiting thread with its result. */
+static void keep_result(void *result) {
+  if (!result) return;
+  struct kept_result *k = GC_malloc_uncollectable(sizeof *k);
+  if (!k) return;
+  k->id = pthread_self();
+  k->result = result;
+  LOCK();
+  /* Under the lock, so GC_pthread_detach cannot slip between the check
+     and the insertion. */
+  bool detached = self_is_detached();
+  if (!detached) {
+    k->next = kept_results;
+    kept_results = k;
+  }
+  UNLOCK();
+  if (detached) GC_free(k);
+}
+
+static void drop_result_locked(pthread_t id) {
+  for (struct kept_result **link = &kept_results; *link; link = &(*link)->next) {
+    if (pthread_equal((*link)->id, id)) {
+      struct kept_result *k = *link;
+      *link = k->next;
+      k->result = NULL;
+      k->next = dropped_results;
+      dropped_results = k;
+      return;
+    }
+  }
+}
+
+/* Boxes dropped under the lock are freed outside it (GC_free locks). */
+static void free_dropped_results(void) {
+  LOCK();
+  struct kept_result *k = dropped_results;
+  dropped_results = NULL;
+  UNLOCK();
+  while (k) {
+    struct kept_result *next = k->next;
+    GC_free(k);
+    k = next;
+  }
+}
+
 /* The thread unregisters as soon as its start routine returns, exits or is
    cancelled (cleanup handlers run before key destructors). */
 static void *start_registered(void *p) {
@@ -253,6 +334,7 @@ static void *start_registered(void *p) {
   void *result;
   pthread_cleanup_push(unregister_self, NULL);
   result = start(arg);
+  keep_result(result);
   pthread_cleanup_pop(1);
   return result;
 }
@@ -270,10 +352,97 @@ GC_API int GC_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
   return r;
 }
 
-GC_API int GC_pthread_join(pthread_t thread, void **retval) { return pthread_join(thread, retval); }
-GC_API int GC_pthread_detach(pthread_t thread) { return pthread_detach(thread); }
+GC_API int GC_pthread_join(pthread_t thread, void **retval) {
+  int r = pthread_join(thread, retval);
+  if (r == 0) {
+    LOCK();
+    drop_result_locked(thread);
+    UNLOCK();
+    free_dropped_results();
+  }
+  return r;
+}
+
+GC_API int GC_pthread_detach(pthread_t thread) {
+  gc_ensure_init();
+  LOCK();
+  int r = pthread_detach(thread);
+  if (r == 0) drop_result_locked(thread);
+  UNLOCK();
+  free_dropped_results();
+  return r;
+}
+
 GC_API int GC_pthread_cancel(pthread_t thread) { return pthread_cancel(thread); }
-GC_API void GC_pthread_exit(void *retval) { pthread_exit(retval); }
+
+GC_API void GC_pthread_exit(void *retval) {
+  if (tl_thread) keep_result(retval);
+  pthread_exit(retval);
+}
+
+/* ---- explicit suspension (javaxfc.h) --------------------------------------------- */
+
+static struct gc_thread *find_locked(pthread_t id) {
+  for (struct gc_thread *t = gc.threads; t; t = t->next)
+    if (pthread_equal(t->id, id) && !t->vanished) return t;
+  return NULL;
+}
+
+/* Under the lock: signal t and wait until it waits in the suspend handler.
+   A thread that has gone meanwhile ends the wait. */
+static void suspend_other_locked(struct gc_thread *t) {
+  uint64_t start = os_now_ns(), resent = start;
+  if (pthread_kill(t->id, stopworld_suspend_signal()) != 0) return;
+  while (!__atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE)) {
+    struct timespec pause = {0, 100 * 1000};
+    nanosleep(&pause, NULL);
+    uint64_t now = os_now_ns();
+    if (now - resent >= 20 * 1000 * 1000) {
+      if (pthread_kill(t->id, stopworld_suspend_signal()) != 0) return;
+      resent = now;
+    }
+    if (now - start >= 60 * 1000 * 1000 * 1000ull)
+      gc_abort("bibop: GC_suspend_thread: the thread does not answer the suspend signal");
+  }
+}
+
+/* A thread in a blocking section is suspended when it leaves it; the
+   calling thread suspends itself until another resumes it. No count: one
+   GC_resume_thread undoes any number of GC_suspend_thread. */
+GC_API void GC_suspend_thread(GC_SUSPEND_THREAD_ID thread) {
+  pthread_t id = (pthread_t)thread;
+  LOCK();
+  struct gc_thread *t = find_locked(id);
+  if (!t || t->suspend_requested) {
+    UNLOCK();
+    return;
+  }
+  __atomic_store_n(&t->suspend_requested, true, __ATOMIC_RELEASE);
+  bool self = t == tl_thread;
+  if (!self && !t->blocking) suspend_other_locked(t);
+  UNLOCK();
+  if (self) pthread_kill(pthread_self(), stopworld_suspend_signal());
+}
+
+GC_API void GC_resume_thread(GC_SUSPEND_THREAD_ID thread) {
+  pthread_t id = (pthread_t)thread;
+  LOCK();
+  struct gc_thread *t = find_locked(id);
+  if (t && t->suspend_requested) {
+    __atomic_store_n(&t->suspend_requested, false, __ATOMIC_RELEASE);
+    if (__atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE)) pthread_kill(t->id, stopworld_restart_signal());
+  }
+  UNLOCK();
+}
+
+GC_API int GC_is_thread_suspended(GC_SUSPEND_THREAD_ID thread) {
+  pthread_t id = (pthread_t)thread;
+  LOCK();
+  struct gc_thread *t = find_locked(id);
+  int result = t && t->suspend_requested;
+  UNLOCK();
+  return result;
+}
 
 /* The program may not block the suspend signal: that would hang collections. */
 GC_API int GC_pthread_sigmask(int how, const sigset_t *set, sigset_t *oset) {

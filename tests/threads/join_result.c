@@ -6,7 +6,8 @@
  * threads and verifies the lists. bdwgc 8.2 keeps the result in its thread
  * record (a root) until GC_pthread_join; a program may rely on it.
  *
- * Known bibop bug (registered only with -DBIBOP_THREAD_KNOWN_BUGS=ON):
+ * Bibop bug this test found (fixed in session 2; the fix is described in
+ * src/stopworld.c or src/threads.c). What went wrong:
  * src/threads.c start_registered returns start(arg)'s result to glibc, and
  * the thread is unregistered (cleanup handler / key destructor) before it
  * ends; from then until pthread_join the result lives only in glibc's

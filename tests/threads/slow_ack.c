@@ -7,7 +7,8 @@
  * 1 overrides; each stops and restarts all of them), then the slow thread
  * is made slow and 10 more collections must complete, with its list intact.
  *
- * Known bibop bug (registered only with -DBIBOP_THREAD_KNOWN_BUGS=ON):
+ * Bibop bug this test found (fixed in session 2; the fix is described in
+ * src/stopworld.c or src/threads.c). What went wrong:
  * src/stopworld.c wait_for_acks gives up after GIVE_UP_RETRIES (3000) loop
  * iterations, meant as "about a minute" of 20 ms waits; but every
  * acknowledgement posts ack_sem while the loop returns as soon as the ack
