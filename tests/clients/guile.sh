@@ -26,66 +26,6 @@ done
 GUILE=$(command -v guile-3.0)
 check_resolution "$GUILE"
 
-# client_library BIN SONAME_PATTERN: the path the loader uses for the
-# library (matching the awk regex) that BIN needs, with and without
-# LD_LIBRARY_PATH=$BIBOP_DIR (it must be the same: only libgc.so.1 changes).
-client_library() {
-    local bin=$1 pat=$2 with without
-    without=$(env -u LD_PRELOAD -u LD_LIBRARY_PATH LD_TRACE_LOADED_OBJECTS=1 "$bin" 2>&1 |
-              awk -v p="$pat" '$1 ~ p && $2 == "=>" { print $3; exit }') || true
-    with=$(env -u LD_PRELOAD LD_TRACE_LOADED_OBJECTS=1 LD_LIBRARY_PATH="$BIBOP_DIR" "$bin" 2>&1 |
-           awk -v p="$pat" '$1 ~ p && $2 == "=>" { print $3; exit }') || true
-    [ -n "$without" ] && [ -e "$without" ] || fail "$bin does not load a library matching $pat"
-    [ "$with" = "$without" ] ||
-        fail "$bin loads $pat from '$with' with LD_LIBRARY_PATH=$BIBOP_DIR but from '$without' without it"
-    readelf -d "$without" | grep -q 'NEEDED.*\[libgc\.so\.1\]' ||
-        fail "$without does not link libgc.so.1 (DT_NEEDED): wrong object for the binding check"
-    [ -n "$(imported_gc_symbols "$without")" ] || fail "$without imports no GC_* symbol"
-    echo "$without"
-}
-
-# check_library_bindings SIDE LABEL LIB: from the loader's trace of the run
-# (LD_DEBUG=bindings with LD_BIND_NOW=1, written by run_client), every GC_*
-# symbol LIB imports must have been bound, from LIB, to the intended libgc
-# (bibop: exactly $BIBOP_LIBGC; stock: the stock file, from outside
-# $BIBOP_DIR), and no GC_* binding from LIB may go anywhere else.
-check_library_bindings() {
-    local side=$1 label=$2 lib=$3 libreal trace triples pairs from bad sym
-    libreal=$(readlink -f "$lib")
-    trace=$WORK/ld/$side.$label.libtrace
-    triples=$WORK/ld/$side.$label.triples
-    pairs=$WORK/ld/$side.$label.libpairs
-    cat "$WORK/ld/$side.$label".[0-9]* > "$trace" 2>/dev/null ||
-        fail "$label ($side run): no dynamic loader trace"
-    # "binding file FROM [n] to TO [n]: normal symbol `GC_x'" -> FROM TO GC_x
-    sed -n "s/^.*binding file \(.*\) \[[0-9]*\] to \(.*\) \[[0-9]*\]: normal symbol \`\(GC_[A-Za-z0-9_]*\)'.*$/\1	\2	\3/p" \
-        "$trace" | sort -u > "$triples"
-    : > "$pairs"
-    while IFS= read -r from; do
-        [ "$(readlink -f "$from")" = "$libreal" ] || continue
-        awk -F'\t' -v f="$from" '$1 == f { print $2 "\t" $3 }' "$triples" >> "$pairs"
-    done < <(cut -f1 "$triples" | sort -u)
-    [ -s "$pairs" ] || fail "$label ($side run): the loader bound no GC_* symbol of $lib"
-    bad=$(awk -F'\t' -v side="$side" -v bibop="$BIBOP_LIBGC" -v dir="$BIBOP_DIR/" -v stock="$STOCK_REAL" '
-        function real(p,    cmd, r) {
-            if (p in cache) return cache[p]
-            cmd = "readlink -f \"" p "\""; r = ""
-            cmd | getline r; close(cmd)
-            return cache[p] = r
-        }
-        side == "bibop" && $1 != bibop { print $2 " -> " $1 }
-        side == "stock" && (substr($1, 1, length(dir)) == dir || real($1) != stock) { print $2 " -> " $1 }
-        ' "$pairs" | head -5)
-    [ -z "$bad" ] || fail "$label ($side run): $(basename "$lib")'s GC_* imports bound to the wrong library: $(echo $bad)"
-    local n=0
-    for sym in $(imported_gc_symbols "$lib"); do
-        awk -F'\t' -v s="$sym" '$2 == s { f = 1 } END { exit !f }' "$pairs" ||
-            fail "$label ($side run): $(basename "$lib") imports $sym but the loader did not bind it to the $side libgc"
-        n=$((n + 1))
-    done
-    LIB_BOUND=$n
-}
-
 LIBGUILE=$(client_library "$GUILE" '^libguile-3\.0\.so')
 note "libgc.so.1 is linked by $LIBGUILE ($(imported_gc_symbols "$LIBGUILE" | wc -l) GC_* imports)"
 
@@ -97,16 +37,9 @@ done
 export GUILE_AUTO_COMPILE=0 XDG_CACHE_HOME=$WORK/cache XDG_CONFIG_HOME=$WORK/config
 mkdir -p "$XDG_CACHE_HOME" "$XDG_CONFIG_HOME"
 
-# guile_compare LABEL MIN_BYTES SCRIPT: one program, both libraries, then
-# the libguile binding check of each run.
+# guile_compare LABEL MIN_BYTES SCRIPT: one program on both libraries.
 guile_compare() {
-    local label=$1 min=$2 script=$3
-    compare_runs "$label" "$min" guile-3.0 --no-auto-compile -s "$script"
-    local side
-    for side in stock bibop; do
-        check_library_bindings "$side" "$label" "$LIBGUILE"
-    done
-    note "$label: all $LIB_BOUND GC_* imports of $(basename "$LIBGUILE") bound to the intended libgc on both runs"
+    compare_with_library "$1" "$2" "$LIBGUILE" guile-3.0 --no-auto-compile -s "$3"
 }
 
 # expect LABEL TEXT: a line stock Guile must have printed (the program ran
