@@ -7,9 +7,10 @@
 #   2. every symbol stock's library exports (nm -D --defined-only) is
 #      exported by ours, as the same kind (function), apart from the
 #      linker-generated end markers older binutils exported;
-#   3. a C++ program built against stock headers and stock libgccpp + libgc
-#      (g++ ... -lgccpp -lgc) prints the same with LD_LIBRARY_PATH=<bibop
-#      lib dir), and the loader really bound it to bibop's three libraries.
+#   3. a C++ program built against stock headers and libraries, once with
+#      -lgccpp -lgc and once with -lgctba -lgc, prints the same with
+#      LD_LIBRARY_PATH=<bibop lib dir>, and the loader really bound it to
+#      bibop's libraries.
 # A missing tool, library or compiler fails the test.
 # Usage: abi.sh <bibop lib dir>
 set -euo pipefail
