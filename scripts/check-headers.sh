@@ -15,7 +15,12 @@
 #   5. behaviour of the inline-allocation macros (gc_inline.h) against
 #      logging stubs, traced with both header sets;
 #   6. a program built with our headers runs on stock libgc.so.1 exactly
-#      like the same program built with bdwgc's headers.
+#      like the same program built with bdwgc's headers;
+#   7. the C++ headers (gc_cpp.h, gc/gc_cpp.h, gc/gc_allocator.h): compile
+#      alone and in a usage TU (g++/clang++, C++98 to C++20, client
+#      configurations), macros (-dM), sizes/enum values, member signatures,
+#      the library symbols a client TU needs and the inline functions it
+#      defines, and a program run on stock libgc + libgccpp.
 # Exits non-zero on any mismatch and prints what differs.
 # Usage: scripts/check-headers.sh [-v]     (needs gcc, g++, clang, python3)
 
@@ -51,8 +56,8 @@ for h in $HEADERS; do
   [ -f "$OURS/gc/$h" ] || fail "missing header include/gc/$h"
 done
 [ -f "$OURS/gc.h" ] || fail "missing forwarder include/gc.h"
-# Top-level forwarders that Debian installs next to gc/ (gc_cpp.h is C++
-# library territory and is not part of this header set).
+# Top-level forwarders that Debian installs next to gc/ (gc_cpp.h among
+# them; the C++ headers themselves are checked in section 7).
 for f in "$BDW_DIR"/*.h; do
   if grep -q '#include <gc/' "$f" 2>/dev/null; then
     b=$(basename "$f")
@@ -300,6 +305,18 @@ for k in sorted(set(a) | set(b)):
 sys.exit(1 if bad else 0)
 EOF
 
+# compare_macros LABEL TU COMPILER [FLAGS...]: `-E -dM` of TU with bdwgc's
+# headers and with ours, compared by macros.py.
+compare_macros() {
+  local label=$1 tu=$2
+  shift 2
+  "$@" -E -dM $inc_bdw "$tu" > "$W/bdw.dm" 2> "$W/err" \
+    || { fail "bdwgc -dM: $label"; cat "$W/err"; return 1; }
+  "$@" -E -dM $inc_ours "$tu" > "$W/ours.dm" 2> "$W/err" \
+    || { fail "ours -dM: $label"; cat "$W/err"; return 1; }
+  python3 "$W/macros.py" "$W/bdw.dm" "$W/ours.dm" "$label" || fail "macros differ: $label"
+}
+
 # Client-side configuration macros that change what the headers define.
 MCONFIGS=(
   ""
@@ -334,12 +351,7 @@ n2=0
 for cc in "${COMPILERS[@]}"; do
   for cfg in "${MCONFIGS[@]}"; do
     for tu in all leak; do
-      label="$cc $cfg $tu"
-      $cc -E -dM $cfg $inc_bdw "$W/$tu.c" > "$W/bdw.dm" 2> "$W/err" \
-        || { fail "bdwgc -dM: $label"; cat "$W/err"; continue; }
-      $cc -E -dM $cfg $inc_ours "$W/$tu.c" > "$W/ours.dm" 2> "$W/err" \
-        || { fail "ours -dM: $label"; cat "$W/err"; continue; }
-      python3 "$W/macros.py" "$W/bdw.dm" "$W/ours.dm" "$label" || fail "macros differ: $label"
+      compare_macros "$cc $cfg $tu" "$W/$tu.c" $cc $cfg
       n2=$((n2 + 1))
     done
   done
@@ -725,6 +737,25 @@ done
 
 ###########################################################################
 section "6. built with our headers, run on stock libgc.so.1"
+# run_both NAME SRC "COMPILER FLAGS" "LIBS" CFG: build SRC with bdwgc's
+# headers and with ours, run both on the stock libraries, compare the output
+# (stdout and stderr).
+run_both() {
+  local name=$1 src=$2 cc=$3 libs=$4 cfg=$5 set inc ok=1
+  for set in bdw ours; do
+    if [ $set = bdw ]; then inc=$inc_bdw; else inc=$inc_ours; fi
+    $cc $cfg $inc "$src" $libs -o "$W/run_$set" 2> "$W/err" \
+      || { fail "$name does not build ($set $cfg)"; cat "$W/err"; ok=0; continue; }
+    "$W/run_$set" > "$W/run_$set.txt" 2>&1 || { fail "$name failed ($set $cfg)"; ok=0; }
+  done
+  [ $ok = 1 ] || return 1
+  if diff -u "$W/run_bdw.txt" "$W/run_ours.txt" > "$W/run.diff"; then
+    echo "   ${cfg:-default}: identical output ($(wc -l < "$W/run_bdw.txt") lines)"
+  else
+    fail "$name output differs ($cfg)"; sed 's/^/    /' "$W/run.diff"
+  fi
+}
+
 
 if ! gcc -x c - -lgc -o /dev/null <<< 'int main(void){return 0;}' 2>/dev/null; then
   echo "   skipped: stock libgc (-lgc) not installed"
@@ -821,19 +852,326 @@ int main(void)
 }
 EOF
   for cfg in "" "-DGC_THREADS" "-DGC_DEBUG"; do
-    ok=1
-    for set in bdw ours; do
-      if [ $set = bdw ]; then inc=$inc_bdw; else inc=$inc_ours; fi
-      gcc -std=gnu11 -O1 -w $cfg $inc "$W/run.c" -lgc -o "$W/run_$set" 2> "$W/err" \
-        || { fail "run test does not build ($set $cfg)"; cat "$W/err"; ok=0; continue; }
-      "$W/run_$set" > "$W/run_$set.txt" 2>&1 || { fail "run test failed ($set $cfg)"; ok=0; }
+    run_both "run test" "$W/run.c" "gcc -std=gnu11 -O1 -w" "-lgc" "$cfg"
+  done
+fi
+
+###########################################################################
+section "7. C++ headers: gc_cpp.h, gc/gc_cpp.h, gc/gc_allocator.h"
+
+CXX_HEADERS="gc_cpp.h gc/gc_cpp.h gc/gc_allocator.h"
+for h in $CXX_HEADERS; do
+  [ -f "$OURS/$h" ] || fail "missing C++ header include/$h"
+done
+
+# Client configurations of the C++ headers (on top of gc.h's).
+CXX_CONFIGS=(
+  ""
+  "-DGC_DEBUG"
+  "-DGC_THREADS"
+  "-DGC_NAMESPACE"
+  "-DGC_NAME_CONFLICT"
+  "-DGC_ATOMIC_UNCOLLECTABLE"
+  "-DGC_INCLUDE_NEW"
+  "-DGC_NEW_ABORTS_ON_OOM"
+  "-DGC_NO_FINALIZATION"
+  "-DGC_NO_OPERATOR_NEW_ARRAY"
+  "-DGC_NAMESPACE -DGC_DEBUG -DGC_ATOMIC_UNCOLLECTABLE"
+)
+CXX_COMPILERS=("g++ -std=c++98" "g++ -std=c++11" "g++ -std=c++17" "g++ -std=c++20"
+               "clang++ -std=c++11" "clang++ -std=c++17")
+
+# Every public name of gc_cpp.h in use (no allocators: the defined inline
+# functions of this TU are compared in 7d).
+cat > "$W/cpp_use.cc" <<'EOF'
+#include <gc_cpp.h>
+#ifdef GC_NAMESPACE
+using namespace boehmgc;
+#endif
+struct Obj : public gc { int x; };
+struct Fin : public gc_cleanup { int y; ~Fin() { y = 0; } };
+struct Second { virtual ~Second() {} long z; };
+struct Mixed : public Second, public gc_cleanup { int w; };
+struct Raw { int r[3]; };
+static void GC_CALLBACK raw_cleanup(void *obj, void *cd) { (void)obj; (void)cd; }
+
+int use_cpp(void);
+int use_cpp(void)
+{
+  GCCleanUpFunc cleanup = raw_cleanup;
+  GCPlacement where = UseGC;
+  char buf[sizeof(Obj)];
+  Obj *o1 = new Obj, *o2 = new (NoGC) Obj, *o3 = new (PointerFreeGC) Obj;
+  Obj *o4 = new (where) Obj, *o5 = new (static_cast<void *>(buf)) Obj;
+  Fin *f = new Fin;
+  Mixed *m = new Mixed;
+  Raw *r1 = new (UseGC, cleanup, 0) Raw, *r2 = new (NoGC) Raw, *r3 = new (PointerFreeGC) Raw;
+  int n = 0;
+#ifdef GC_OPERATOR_NEW_ARRAY
+  Obj *oa = new Obj[3], *ob = new (NoGC) Obj[2];
+  Raw *ra = new (UseGC, cleanup, 0) Raw[2], *rb = new (NoGC) Raw[4];
+  delete[] ob;
+  n += (oa != 0) + (ra != 0) + (rb != 0);
+#endif
+#ifndef GC_NAME_CONFLICT
+  n += new (GC) Raw != 0;
+#endif
+#ifdef GC_ATOMIC_UNCOLLECTABLE
+  n += new (PointerFreeNoGC) Raw != 0;
+#endif
+  delete o2;
+  delete f;
+  n += o1->x + o3->x + o4->x + o5->x + m->w + r1->r[0] + r2->r[1] + r3->r[2];
+  return n;
+}
+EOF
+
+# Every public name of gc_allocator.h in use.
+cat > "$W/alloc_use.cc" <<'EOF'
+#include <gc/gc_allocator.h>
+#include <list>
+#include <map>
+#include <string>
+#include <vector>
+struct Pod { int a, b; };
+GC_DECLARE_PTRFREE(Pod);
+
+typedef std::basic_string<char, std::char_traits<char>, gc_allocator<char> > gc_text;
+
+int use_alloc(void);
+int use_alloc(void)
+{
+  std::vector<int, gc_allocator<int> > v(10, 1);
+  std::vector<Pod, gc_allocator<Pod> > pods(3);
+  std::vector<void *, traceable_allocator<void *> > t;
+  std::vector<double, gc_allocator_ignore_off_page<double> > big(100);
+  std::list<long, gc_allocator<long> > l(3, 2L);
+  std::map<int, gc_text, std::less<int>, gc_allocator<std::pair<const int, gc_text> > > m;
+  gc_allocator<int> ga;
+  gc_allocator<char> gc1(ga);
+  traceable_allocator<int> ta;
+  traceable_allocator<char> ta1(ta);
+  gc_allocator_ignore_off_page<int> ia;
+  gc_allocator_ignore_off_page<char> ia1(ia);
+  gc_allocator<int> ga2;
+  int *p = ga.allocate(4);
+  int x = 5;
+  ga.construct(p, x);
+  ga.destroy(p);
+  ga.deallocate(p, 4);
+  m[1] = gc_text("abc");
+  t.push_back(&x);
+  GC_true_type yes = GC_type_traits<char>().GC_is_ptr_free;
+  GC_false_type no = GC_type_traits<void *>().GC_is_ptr_free;
+  (void)yes; (void)no;
+  return v[0] + pods[0].a + (int)big.size() + (int)l.size() + (int)m.size()
+         + (ga == gc1) + (ga != ga2) + (ta == ta1) + (ia != ia1) + (*ga.address(x) == 5)
+         + (ga.max_size() > 0) + (ia.allocate(1) != 0) + (ta.allocate(1) != 0)
+         + (GC_selective_alloc(8, GC_true_type(), false) != 0);
+}
+EOF
+
+# 7a. Each header alone in every dialect; the usage TUs in every client
+#     configuration (and valid with bdwgc's headers too).
+n7=0
+for cxx in "${CXX_COMPILERS[@]}"; do
+  for h in $CXX_HEADERS; do
+    printf '#include <%s>\nint dummy_cpp;\n' "$h" > "$W/one.cc"
+    compile "$cxx <$h>" $cxx -Wall -Wextra -Werror $inc_ours -c "$W/one.cc" -o "$W/one.o"
+    n7=$((n7 + 1))
+  done
+done
+for cfg in "${CXX_CONFIGS[@]}"; do
+  for tu in cpp_use alloc_use; do
+    for cxx in "g++ -std=c++98" "g++ -std=c++17" "clang++ -std=c++11"; do
+      compile "$cxx $cfg $tu" $cxx -Wall -Wextra -Werror $cfg $inc_ours -c "$W/$tu.cc" -o "$W/$tu.o"
+      n7=$((n7 + 1))
     done
-    [ $ok = 1 ] || continue
-    if diff -u "$W/run_bdw.txt" "$W/run_ours.txt" > "$W/run.diff"; then
-      echo "   ${cfg:-default}: identical output ($(wc -l < "$W/run_bdw.txt") lines)"
-    else
-      fail "run output differs ($cfg)"; sed 's/^/    /' "$W/run.diff"
-    fi
+    compile "g++ $cfg $tu (bdwgc headers)" g++ $cfg $inc_bdw -c "$W/$tu.cc" -o "$W/$tu.o"
+    n7=$((n7 + 1))
+  done
+done
+echo "   $n7 compilations"
+
+# 7b. Macros.
+printf '#include <gc_cpp.h>\n#include <gc/gc_allocator.h>\n' > "$W/cppall.cc"
+n7=0
+for cxx in "g++ -std=c++98" "g++ -std=c++17" "clang++ -std=c++17"; do
+  for cfg in "${CXX_CONFIGS[@]}"; do
+    compare_macros "$cxx $cfg C++ headers" "$W/cppall.cc" $cxx $cfg
+    n7=$((n7 + 1))
+  done
+done
+echo "   $n7 -dM comparisons"
+
+# 7c. Sizes, layouts and enum values; member signatures (C++17: noexcept is
+#     part of the type) and the pointer-free type list, checked by assignment.
+cat > "$W/cpp_abi.cc" <<'EOF'
+#include <gc_cpp.h>
+#include <gc/gc_allocator.h>
+#include <cstdio>
+#include <cstddef>
+struct Obj : public gc { int x; };
+struct Fin : public gc_cleanup { int y; };
+struct Second { virtual ~Second() {} long z; };
+struct Mixed : public Second, public gc_cleanup { int w; };
+#define SHOW(t) std::printf("%-40s size %zu align %zu\n", #t, sizeof(t), alignof(t))
+int main()
+{
+  SHOW(gc); SHOW(gc_cleanup); SHOW(Obj); SHOW(Fin); SHOW(Mixed); SHOW(GCPlacement);
+  SHOW(gc_allocator<int>); SHOW(gc_allocator<void>); SHOW(traceable_allocator<long>);
+  SHOW(gc_allocator_ignore_off_page<char>); SHOW(GC_type_traits<int>);
+  std::printf("gc_cleanup in Mixed at %td\n",
+              (char *)static_cast<gc_cleanup *>((Mixed *)64) - (char *)64);
+  std::printf("UseGC %d GC %d NoGC %d PointerFreeGC %d PointerFreeNoGC %d\n",
+              (int)UseGC, (int)GC, (int)NoGC, (int)PointerFreeGC, (int)PointerFreeNoGC);
+  return 0;
+}
+EOF
+cat > "$W/cpp_members.cc" <<'EOF'
+#include <gc_cpp.h>
+#include <gc/gc_allocator.h>
+template <class A> int members()
+{
+  typedef typename A::value_type T;
+  typename A::pointer (A::*al)(typename A::size_type, const void *) = &A::allocate;
+  void (A::*de)(typename A::pointer, typename A::size_type) noexcept = &A::deallocate;
+  typename A::size_type (A::*ms)() const noexcept = &A::max_size;
+  typename A::pointer (A::*ad)(typename A::reference) const = &A::address;
+  typename A::const_pointer (A::*cad)(typename A::const_reference) const = &A::address;
+  void (A::*co)(typename A::pointer, const T &) = &A::construct;
+  void (A::*ds)(typename A::pointer) = &A::destroy;
+  typedef typename A::template rebind<char>::other R;
+  static_assert(sizeof(typename A::difference_type) == sizeof(ptrdiff_t), "difference_type");
+  return (al != 0) + (de != 0) + (ms != 0) + (ad != 0) + (cad != 0) + (co != 0) + (ds != 0)
+         + (int)sizeof(R);
+}
+template <class T> struct Pf { static const bool yes = false; };
+template <> struct Pf<GC_true_type> { static const bool yes = true; };
+#define PTRFREE(t, v) static_assert(Pf<decltype(GC_type_traits<t>().GC_is_ptr_free)>::yes == v, #t)
+PTRFREE(char, true); PTRFREE(signed char, true); PTRFREE(unsigned char, true);
+PTRFREE(short, true); PTRFREE(unsigned short, true); PTRFREE(int, true);
+PTRFREE(unsigned, true); PTRFREE(long, true); PTRFREE(unsigned long, true);
+PTRFREE(float, true); PTRFREE(double, true); PTRFREE(long double, true);
+/* Not declared by bdwgc, so a client may declare them itself. */
+PTRFREE(bool, false); PTRFREE(long long, false); PTRFREE(unsigned long long, false);
+PTRFREE(wchar_t, false); PTRFREE(void *, false);
+int all_members();
+int all_members()
+{
+  void *(*n1)(size_t) = &gc::operator new;
+  void *(*n2)(size_t, GCPlacement) = &gc::operator new;
+  void *(*n3)(size_t, void *) noexcept = &gc::operator new;
+  void (*d1)(void *) noexcept = &gc::operator delete;
+  void (*d2)(void *, GCPlacement) noexcept = &gc::operator delete;
+  void (*d3)(void *, void *) noexcept = &gc::operator delete;
+  void *(*a1)(size_t) = &gc::operator new[];
+  void *(*a2)(size_t, GCPlacement) = &gc::operator new[];
+  void *(*a3)(size_t, void *) noexcept = &gc::operator new[];
+  void (*e1)(void *) noexcept = &gc::operator delete[];
+  void (*e2)(void *, GCPlacement) noexcept = &gc::operator delete[];
+  void (*e3)(void *, void *) noexcept = &gc::operator delete[];
+  void *(*g1)(size_t, GCPlacement, GCCleanUpFunc, void *) = &::operator new;
+  void (*g2)(void *, GCPlacement, GCCleanUpFunc, void *) noexcept = &::operator delete;
+  void *(*g3)(size_t, GCPlacement, GCCleanUpFunc, void *) = &::operator new[];
+  void (*tb)() = &GC_throw_bad_alloc;
+  void *(*s1)(size_t, GC_true_type, bool) = &GC_selective_alloc<GC_true_type>;
+  void *(*s2)(size_t, GC_false_type, bool) = &GC_selective_alloc<GC_false_type>;
+  static_assert(__is_polymorphic(gc_cleanup) && !__is_polymorphic(gc), "polymorphism");
+  return (n1 != 0) + (n2 != 0) + (n3 != 0) + (d1 != 0) + (d2 != 0) + (d3 != 0) + (a1 != 0)
+         + (a2 != 0) + (a3 != 0) + (e1 != 0) + (e2 != 0) + (e3 != 0) + (g1 != 0) + (g2 != 0)
+         + (g3 != 0) + (tb != 0) + (s1 != 0) + (s2 != 0)
+         + members<gc_allocator<int> >() + members<gc_allocator<void *> >()
+         + members<traceable_allocator<long> >() + members<gc_allocator_ignore_off_page<char> >();
+}
+EOF
+abi_ok=1
+for set in bdw ours; do
+  if [ $set = bdw ]; then inc=$inc_bdw; else inc=$inc_ours; fi
+  g++ -std=c++17 -w -DGC_ATOMIC_UNCOLLECTABLE $inc "$W/cpp_abi.cc" -o "$W/cpp_abi_$set" 2> "$W/err" \
+    || { fail "C++ ABI program does not build with $set headers"; cat "$W/err"; abi_ok=0; continue; }
+  "$W/cpp_abi_$set" > "$W/cpp_abi_$set.txt"
+  for cxx in g++ clang++; do
+    compile "$cxx member signatures ($set headers)" $cxx -std=c++17 -Wall -Werror $inc -c "$W/cpp_members.cc" -o "$W/m.o" || abi_ok=0
+  done
+done
+if [ $abi_ok = 1 ]; then
+  if diff -u "$W/cpp_abi_bdw.txt" "$W/cpp_abi_ours.txt" > "$W/abi.diff"; then
+    echo "   $(wc -l < "$W/cpp_abi_bdw.txt") layout lines identical; member signatures and pointer-free types agree"
+  else
+    fail "C++ layouts differ"; sed 's/^/    /' "$W/abi.diff"
+  fi
+fi
+
+# 7d. What a client TU needs from the libraries (undefined symbols) must be
+#     the same; the inline functions a gc_cpp.h TU defines must have the
+#     same mangled names (ours add only the gc_cpp_detail helper).
+n7=0
+for cxx in "g++ -std=c++11 -O0" "g++ -std=c++17 -O2" "clang++ -std=c++17 -O0"; do
+  for cfg in "" "-DGC_DEBUG" "-DGC_NAMESPACE -DGC_ATOMIC_UNCOLLECTABLE" "-DGC_INCLUDE_NEW" "-DGC_NEW_ABORTS_ON_OOM"; do
+    for tu in cpp_use alloc_use; do
+      for set in bdw ours; do
+        if [ $set = bdw ]; then inc=$inc_bdw; else inc=$inc_ours; fi
+        $cxx $cfg $inc -c "$W/$tu.cc" -o "$W/$tu.$set.o" 2> "$W/err" || { fail "$cxx $cfg $tu ($set)"; cat "$W/err"; }
+        nm -u "$W/$tu.$set.o" | awk '{ print $NF }' | sort > "$W/$tu.$set.undef"
+        nm --defined-only -C "$W/$tu.$set.o" | awk '$2 ~ /^[WVu]$/' | cut -d' ' -f3- \
+          | grep -v 'gc_cpp_detail::' | sort > "$W/$tu.$set.weak"
+      done
+      diff -u "$W/$tu.bdw.undef" "$W/$tu.ours.undef" > "$W/u.diff" \
+        || { fail "library symbols needed differ: $cxx $cfg $tu"; sed 's/^/    /' "$W/u.diff"; }
+      if [ $tu = cpp_use ]; then
+        diff -u "$W/$tu.bdw.weak" "$W/$tu.ours.weak" > "$W/w.diff" \
+          || { fail "inline definitions differ: $cxx $cfg $tu"; sed 's/^/    /' "$W/w.diff"; }
+      fi
+      n7=$((n7 + 1))
+    done
+  done
+done
+echo "   $n7 symbol-table comparisons"
+
+# 7e. Built with each header set, run on stock libgc + libgccpp.
+if ! g++ -x c++ - -lgccpp -lgc -o /dev/null <<< 'int main(){return 0;}' 2>/dev/null; then
+  echo "   skipped: stock libgccpp (-lgccpp) not installed"
+else
+  cat > "$W/cpp_run.cc" <<'EOF'
+#include <gc_cpp.h>
+#include <gc/gc_allocator.h>
+#include <gc/gc_mark.h>
+#include <cstdio>
+#include <new>
+#include <vector>
+static int destroyed, cleaned;
+struct Fin : public gc_cleanup { ~Fin() { destroyed++; } };
+struct Second { virtual ~Second() {} long z; };
+struct Mixed : public Second, public gc_cleanup { ~Mixed() { destroyed += 1000; } };
+struct Raw { long r[4]; };
+static void GC_CALLBACK count(void *, void *cd) { cleaned += (int)(GC_word)cd; }
+static int kind(const void *p) { size_t s; return GC_get_kind_and_size(GC_base((void *)p), &s); }
+static void make() {
+  for (int i = 0; i < 100; i++) { (void)new Fin; (void)new Mixed; (void)new (UseGC, count, (void *)1) Raw; }
+}
+int main() {
+  GC_INIT();
+  std::printf("kinds UseGC %d NoGC %d PointerFreeGC %d gc %d\n", kind(new (UseGC) Raw),
+              kind(new (NoGC) Raw), kind(new (PointerFreeGC) Raw), kind(new Second *[2]) == kind(new (UseGC) Raw));
+  std::vector<int, gc_allocator<int> > vi(4);
+  std::vector<Raw *, gc_allocator<Raw *> > vp(4);
+  std::vector<char, gc_allocator_ignore_off_page<char> > vc(100000);
+  std::vector<Raw *, traceable_allocator<Raw *> > vt(4);
+  std::printf("allocator kinds %d %d %d %d\n", kind(&vi[0]), kind(&vp[0]), kind(&vc[0]), kind(&vt[0]));
+  make();
+  for (int i = 0; i < 6; i++) { GC_gcollect(); GC_invoke_finalizers(); }
+  std::printf("cleanup most %d %d %d\n", destroyed % 1000 > 90, destroyed / 1000 > 90, cleaned > 90);
+  GC_set_max_heap_size(32 << 20);
+  int thrown = 0;
+  try { (void)new (UseGC) char[1 << 30]; } catch (const std::bad_alloc &) { thrown++; }
+  try { (void)gc_allocator<long>().allocate(1 << 28); } catch (const std::bad_alloc &) { thrown++; }
+  std::printf("bad_alloc %d\n", thrown);
+  return 0;
+}
+EOF
+  for cfg in "" "-DGC_DEBUG" "-DGC_INCLUDE_NEW"; do
+    run_both "C++ run test" "$W/cpp_run.cc" "g++ -O1 -w" "-lgccpp -lgc" "$cfg"
   done
 fi
 

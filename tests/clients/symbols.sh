@@ -7,6 +7,8 @@
 # copy relocation is the variable the collector uses; exports every GC_*
 # symbol that the installed real clients (mmv, debfoster, w3m) import.  The lists are checked against stock libgc1 too.  Symbols
 # that stock exports and bibop does not are printed for information only.
+# The C++ libraries (libgccpp.so.1, libgctba.so.1) are checked by
+# tests/cpp/abi.sh.
 # Usage: symbols.sh <bibop lib dir>
 set -euo pipefail
 
