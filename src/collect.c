@@ -5,7 +5,8 @@
  * A collection: forget the lists of GC_free'd slots; clear the mark bits of
  * collectable blocks; mark from the roots (mark.c, roots.c) until the mark
  * stack is empty and no overflow is pending; set the bits of every
- * allocation cursor's claimed window again (cursors live on); sweep setup: blocks and large
+ * allocation cursor's claimed window again (cursors live on); dead objects of
+ * kinds with disclaim procedures are disclaimed (disclaim.c); sweep setup: blocks and large
  * objects with no marks go back to the block pool, every size class's list
  * becomes its lazy-sweep list; then pacing for the next cycle.
  *
@@ -220,14 +221,17 @@ void gc_collect_locked(const char *reason) {
   alloc_before_mark();
   debug_before_collection();
   debug_leak_snapshot();
+  disclaim_snapshot();
   mark_clear_all();
   notify(GC_EVENT_MARK_START);
   markers_start_phase(&main_marker);
   gc.root_bytes = roots_mark_all();
   mark_finish();
+  disclaim_mark_unconditionally();
   finalize_after_mark();
   debug_report_leaks();
   alloc_after_mark();
+  disclaim_find_dead();
   notify(GC_EVENT_MARK_END);
   /* Sweep setup touches only block lists, never a thread's cursor: the
      world may run again. */
@@ -236,6 +240,7 @@ void gc_collect_locked(const char *reason) {
   notify(GC_EVENT_POST_START_WORLD);
 
   notify(GC_EVENT_RECLAIM_START);
+  disclaim_sweep();   /* procedures run here, lock held, world running */
   sweep_setup(&gc.live_ptr_bytes, &gc.live_atomic_bytes);
   boxroot_release_empty_pools();
   notify(GC_EVENT_RECLAIM_END);

@@ -512,6 +512,13 @@ BIBOP_INTERNAL void finalize_dump(FILE *out);
 BIBOP_INTERNAL void finalize_run_pending(void);     /* outside the lock */
 BIBOP_INTERNAL extern volatile bool finalize_pending; /* finalizers are queued */
 
+/* ---- disclaim procedures (disclaim.c): phases of gc_collect_locked, in order -- */
+
+BIBOP_INTERNAL void disclaim_snapshot(void);             /* before mark_clear_all */
+BIBOP_INTERNAL void disclaim_mark_unconditionally(void); /* before finalize_after_mark */
+BIBOP_INTERNAL void disclaim_find_dead(void);            /* after alloc_after_mark */
+BIBOP_INTERNAL void disclaim_sweep(void);                /* before sweep_setup */
+
 /* ---- roots (roots.c) ------------------------------------------------------------ */
 
 BIBOP_INTERNAL void roots_init(void);

@@ -55,7 +55,8 @@ GC_set_free_space_divisor GC_set_dont_expand GC_get_heap_size
 GC_get_free_bytes GC_get_total_bytes GC_get_heap_usage_safe GC_get_gc_no
 GC_set_oom_fn GC_get_oom_fn GC_set_warn_proc GC_get_warn_proc
 GC_set_all_interior_pointers GC_get_all_interior_pointers GC_add_roots
-GC_remove_roots GC_clear_roots GC_set_no_dls GC_get_version"
+GC_remove_roots GC_clear_roots GC_set_no_dls GC_get_version
+GC_init_finalized_malloc GC_finalized_malloc GC_register_disclaim_proc"
 
 # name:size in bytes
 OBJECTS="GC_gc_no:8 GC_all_interior_pointers:4 GC_java_finalization:4 GC_no_dls:4
