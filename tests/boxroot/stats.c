@@ -10,7 +10,7 @@
  *   exact  every count exact at quiet points, across threads taking turns:
  *          a registered thread creates 1,000 roots and main deletes 400 of
  *          them (remote deletions); a second thread creates 700 while those
- *          600 are live (peak +1,300), deletes them; an unregistered thread
+ *          600 are live (peak +1,300), main deletes all; an unregistered thread
  *          creates 50 and deletes 20, main deletes the rest; live, peak,
  *          creations and deletions are checked after each step against the
  *          program's own counts. After a collection with nothing live, the
