@@ -18,8 +18,13 @@
  *                  (random numbers, table accesses, checks).
  * Threads are created with pthread_create under GC_THREADS (registered).
  *
+ * Order (-o): random (the default, above) or lifo: each thread keeps its
+ * roots as a stack of L/T and, per round, deletes the top k (k = 1..64 from
+ * its random stream) and creates k new ones on top — the stack discipline of
+ * the paper's fixpoint, counted as k pairs.
+ *
  * Output: for every variant and thread count one line on stdout,
- *   churn collector=C variant=V threads=T pairs=P live=L ns_per_pair=X
+ *   churn collector=C variant=V threads=T pairs=P live=L order=O ns_per_pair=X
  *         net_ns_per_pair=Y wall_ns_per_pair=W
  * ns_per_pair is the process CPU time (CLOCK_PROCESS_CPUTIME_ID, from the
  * moment all threads are released to the moment the last is joined) / P:
@@ -28,7 +33,10 @@
  * variant's ns_per_pair at the same thread count; wall_ns_per_pair is wall
  * time (CLOCK_MONOTONIC) / P, i.e. the throughput with T threads. Any check failure prints
  * a diagnostic on stderr and exits 1 before any figure is printed.
- * Options: -p PAIRS, -l LIVE, -T "1 2" (thread counts).
+ * Options: -p PAIRS, -l LIVE, -T "1 2" (thread counts), -o random|lifo,
+ * -v "loop boxroot uncollectable" (variants to run; net figures need loop;
+ * with one variant, `valgrind --tool=callgrind` counts per pair follow from
+ * two runs with different -p).
  *
  * One source, two builds: BIBOP or STOCK (see boxroot_fixpoint.c).
  */
@@ -76,6 +84,8 @@ static void *objs[NOBJ];          /* static: scanned */
 
 enum { V_LOOP, V_BOX, V_UNCOLL, NV };
 static const char *vname[NV] = { "loop", "boxroot", "uncollectable" };
+
+static int lifo;                  /* -o lifo */
 
 struct job {
     int variant;
@@ -150,7 +160,26 @@ static void *worker(void *arg)
     atomic_fetch_add(&ready, 1);
     while (!atomic_load(&go)) { /* spin until all threads are ready */ }
     const unsigned long live = j->live;
-    for (unsigned long p = 0; p < j->pairs; p++) {
+    if (lifo) {
+        for (unsigned long p = 0; p < j->pairs;) {
+            uint64_t r = xs(&s);
+            unsigned long k = 1 + (unsigned long)((r >> 16) & 63);
+            if (k > j->pairs - p) k = j->pairs - p;
+            for (unsigned long n = 0; n < k; n++) {
+                unsigned long i = live - 1 - n;
+                if (rd(v, slot[i]) != objs[want[i]]) die("root does not hold its value", v, (long)i);
+                del(v, slot[i]);
+            }
+            for (unsigned long i = live - k; i < live; i++) {
+                unsigned o = (unsigned)((r + i) & (NOBJ - 1));
+                slot[i] = mk(v, objs[o]);
+                if (!slot[i]) die("root creation failed", v, (long)p);
+                want[i] = (uint16_t)o;
+            }
+            p += k;
+        }
+    }
+    for (unsigned long p = 0; !lifo && p < j->pairs; p++) {
         uint64_t r = xs(&s);
         unsigned long i = (unsigned long)((r >> 16) % live);
         unsigned o = (unsigned)(r & (NOBJ - 1));
@@ -205,6 +234,7 @@ int main(int argc, char **argv)
 {
     unsigned long pairs = 10000000, live = 100000;
     int tc[8] = { 1, 2 }, ntc = 2;
+    int want_variant[NV] = { 1, 1, 1 };
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-p") == 0 && i + 1 < argc) pairs = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "-l") == 0 && i + 1 < argc) live = strtoul(argv[++i], NULL, 10);
@@ -213,14 +243,28 @@ int main(int argc, char **argv)
             for (char *p = strtok(argv[++i], " ,"); p && ntc < 8; p = strtok(NULL, " ,")) {
                 tc[ntc++] = atoi(p);
             }
+        } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+            const char *o = argv[++i];
+            if (strcmp(o, "lifo") == 0) lifo = 1;
+            else if (strcmp(o, "random") != 0) die("order must be random or lifo", 0, 0);
+        } else if (strcmp(argv[i], "-v") == 0 && i + 1 < argc) {
+            memset(want_variant, 0, sizeof want_variant);
+            for (char *p = strtok(argv[++i], " ,"); p; p = strtok(NULL, " ,")) {
+                int v = 0;
+                while (v < NV && strcmp(p, vname[v]) != 0) v++;
+                if (v == NV) die("unknown variant", 0, 0);
+                want_variant[v] = 1;
+            }
         } else {
-            fprintf(stderr, "usage: %s [-p pairs] [-l live] [-T \"1 2\"]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-p pairs] [-l live] [-T \"1 2\"] [-o random|lifo] "
+                    "[-v \"loop boxroot uncollectable\"]\n", argv[0]);
             return 2;
         }
     }
-    for (int k = 0; k < ntc; k++)
+    for (int k = 0; k < ntc; k++) {
         if (tc[k] < 1 || tc[k] > 64) die("thread count out of range", tc[k], 0);
-    if (live < 64) die("live too small", (long)live, 0);
+        if (live / (unsigned long)tc[k] < 64) die("live too small", (long)live, tc[k]);
+    }
     GC_INIT();
     for (int i = 0; i < NOBJ; i++) {
         uint64_t *o = GC_MALLOC(2 * sizeof(uint64_t));
@@ -229,9 +273,9 @@ int main(int argc, char **argv)
         o[1] = ~(uint64_t)i;
         objs[i] = o;
     }
-    int present[NV] = { 1, 0, 1 };
+    int present[NV] = { want_variant[V_LOOP], 0, want_variant[V_UNCOLL] };
 #ifdef BIBOP
-    present[V_BOX] = 1;
+    present[V_BOX] = want_variant[V_BOX];
 #endif
     double res[NV][8], wres[NV][8];
     for (int k = 0; k < ntc; k++)
@@ -245,9 +289,12 @@ int main(int argc, char **argv)
     for (int k = 0; k < ntc; k++)
         for (int v = 0; v < NV; v++) {
             if (!present[v]) continue;
-            printf("churn collector=%s variant=%s threads=%d pairs=%lu live=%lu ns_per_pair=%.2f "
-                   "net_ns_per_pair=%.2f wall_ns_per_pair=%.2f\n", COLLECTOR, vname[v], tc[k],
-                   pairs, live, res[v][k], res[v][k] - res[V_LOOP][k], wres[v][k]);
+            printf("churn collector=%s variant=%s threads=%d pairs=%lu live=%lu order=%s "
+                   "ns_per_pair=%.2f net_ns_per_pair=", COLLECTOR, vname[v], tc[k], pairs, live,
+                   lifo ? "lifo" : "random", res[v][k]);
+            if (present[V_LOOP]) printf("%.2f", res[v][k] - res[V_LOOP][k]);
+            else printf("-");
+            printf(" wall_ns_per_pair=%.2f\n", wres[v][k]);
         }
     return 0;
 }

@@ -1,45 +1,76 @@
 /*
- * boxroot.c: boxroots (include/boxroot.h, paper 001).
+ * boxroot.c: boxroots (include/boxroot.h, paper 001): the slow paths, the
+ * statistics and the collector's side. The fast paths are inline in
+ * boxroot.h and exported from here as well.
  *
- * Cells live in 16 KiB pools aligned to 16 KiB, in metadata memory: the pool
- * of a cell is found by masking its address. A free cell holds a pointer
- * into its own pool (the next free cell, or the pool header as end mark), so
- * "free or live" is a range check — and since pools are not heap, the
- * marker's page table skips free cells by itself: scanning a pool is one
- * plain pass over its used cells.
+ * POOLS. Cells live in 16 KiB pools aligned to 16 KiB, in metadata memory:
+ * the pool of a cell is found by masking its address. A free cell holds a
+ * pointer into its own pool (the next free cell, or the pool header as end
+ * mark), so "free or live" is a range check. Every cell of a new pool is
+ * threaded on its free list at once, so the fast path is a list pop only.
  *
- * Each registered thread owns a current pool and creates from it with no
- * lock and no atomic: pop the local free list, else bump. The owner deletes
- * onto the local list; any other thread (or an unregistered one) pushes
- * onto the pool's remote list with a compare-and-swap; the owner takes the
- * whole remote list when its local one runs dry. Changing pools, adopting
- * orphans (pools of exited threads) and freeing empty pools happen under the
- * allocation lock, so a collection never sees the pool list half-changed.
- * Unregistered threads create under the lock, so never during marking.
+ * OWNERSHIP. Each registered thread has a boxroot_local_ (initial-exec TLS)
+ * and a current pool. It creates by popping the current pool's free list and
+ * deletes the cells of pools it owns by pushing on their lists, with no lock
+ * and no atomic read-modify-write; an owner's deletion also makes that pool
+ * current, so the next creation reuses the cell just freed (still in cache).
+ * Any other thread (or an unregistered one) pushes onto the pool's remote
+ * list with a compare-and-swap; the owner takes the whole remote list when
+ * its local one runs dry. Changing pools, adopting orphans (pools of exited
+ * threads) and freeing pools happen under the allocation lock.
+ * Unregistered threads create under the lock from a shared pool owner.
+ *
+ * FREEING POOLS. A pool with no live root is unmapped by a collection if it
+ * is an orphan, or (world stopped) if it is not its owner's current pool: an
+ * owner makes a pool current before pushing onto it (boxroot.h), so a pool
+ * it is about to reuse is never freed under it.
+ *
+ * COUNTS. Each thread counts its own creations minus deletions (live, which
+ * may be negative when it deletes others' roots) and its deletions; pools
+ * count their owner's operations (used) and others' deletions, for pool
+ * choice and freeing. Statistics sum the threads' counts under the lock:
+ * exact when nobody is creating or deleting.
+ * PEAK. The fast path creates only while live < limit. The limits keep
+ *     sum over threads of limit + (live roots of no thread) <= peak,
+ * so the total can never exceed the peak without some thread taking the
+ * slow path, which recomputes the total under the lock, raises the peak and
+ * shares the headroom (peak - total) out again as new limits. Exact whenever
+ * the threads are not creating at the same instant; a thread's cost is one
+ * locked slow path per new peak, or when its share of headroom runs out.
  */
+#define BOXROOT_INLINE_ /* emit the exported definitions of the fast paths */
 #include "internal.h"
 #include "boxroot.h"
 
 #include <stdatomic.h>
 #include <string.h>
 
-#define POOL_BYTES ((size_t)16 << 10)
+#define POOL_BYTES BOXROOT_POOL_BYTES_
 
 struct pool {
+  struct boxroot_pool_head_ head;  /* free, owner, used: the fast paths' part */
   struct pool *next, *prev;        /* every pool (under the lock) */
-  void *owner;                     /* owning thread's token; NULL: orphan */
-  void **free;                     /* owner's free list, ends at the pool itself */
-  void **bump, **end;              /* never-used cells */
   void *_Atomic remote;            /* others' deletions; NULL when empty */
-  _Atomic size_t created, deleted_local; /* written by the owner only (plain stores) */
-  _Atomic size_t deleted_remote;
+  _Atomic size_t remote_deleted;   /* how many there have been */
   void *cells[];
 };
 
-static struct pool *all_pools;     /* under the lock */
-static size_t pool_count, creations_done, deletions_done, peak_live;
-static __thread struct pool *tl_pool __attribute__((tls_model("initial-exec")));
-static __thread char tl_token;     /* its address identifies the thread */
+_Static_assert(offsetof(struct pool, head) == 0, "the fast paths see the header at the pool's start");
+
+BOXROOT_API __thread struct boxroot_local_ boxroot_local_ __attribute__((tls_model("initial-exec")));
+
+/* All below under the lock, except deletions_unregistered (atomic). */
+static struct pool *all_pools;
+static size_t pool_count;
+static struct boxroot_local_ *linked;        /* threads with counts */
+static struct boxroot_local_ shared_local;   /* unregistered threads' creations */
+/* The current pool of a linked thread before it has one: always empty, so
+   "live < limit implies a current pool to pop from" holds for the fast path. */
+static struct boxroot_pool_head_ no_pool = { .free = (void **)&no_pool };
+static long exited_live;                     /* counts of threads gone */
+static size_t exited_deletions;
+static _Atomic size_t deletions_unregistered;
+static size_t peak_live;
 
 static struct pool *pool_of(void *cell) {
   return (struct pool *)((uintptr_t)cell & ~(uintptr_t)(POOL_BYTES - 1));
@@ -49,43 +80,83 @@ static size_t pool_capacity(void) {
   return (POOL_BYTES - sizeof(struct pool)) / sizeof(void *);
 }
 
-/* Deletions are read before creations so a racing owner can only make the
-   count look larger, never wrap below zero. */
+static void **pool_end_of(struct pool *p) {
+  return (void **)((char *)p + POOL_BYTES);
+}
+
+/* Roots in p. The remote count is read first: a racing deleter can only
+   make the pool look fuller, never empty too early. */
 static size_t pool_live(struct pool *p) {
-  size_t deleted = atomic_load_explicit(&p->deleted_remote, memory_order_acquire) +
-                   atomic_load_explicit(&p->deleted_local, memory_order_acquire);
-  size_t created = atomic_load_explicit(&p->created, memory_order_acquire);
-  return created > deleted ? created - deleted : 0;
+  size_t remote = atomic_load_explicit(&p->remote_deleted, memory_order_acquire);
+  return BOXROOT_LOAD_(p->head.used) - remote;
 }
 
-/* The owner bumps its own counters: a relaxed load and store, no atomic RMW. */
-static inline void owner_count(_Atomic size_t *counter) {
-  atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + 1,
-                        memory_order_release);
+/* ---- counts and the peak (under the lock) ----------------------------------- */
+
+static void link_locked(struct boxroot_local_ *l) {
+  if (l->linked) return;
+  l->pool = &no_pool;
+  l->live = 0;
+  l->limit = 0;
+  l->deletions = 0;
+  l->next = linked;
+  linked = l;
+  l->linked = 1;
 }
 
-static bool pool_has_room(struct pool *p) {
-  return p->free != (void **)p || p->bump < p->end ||
-         atomic_load_explicit(&p->remote, memory_order_relaxed) != NULL;
+static void unlink_locked(struct boxroot_local_ *l) {
+  if (!l->linked) return;
+  for (struct boxroot_local_ **link = &linked; *link; link = &(*link)->next) {
+    if (*link == l) {
+      *link = l->next;
+      break;
+    }
+  }
+  exited_live += BOXROOT_LOAD_(l->live);
+  exited_deletions += BOXROOT_LOAD_(l->deletions);
+  l->linked = 0;
+  BOXROOT_STORE_(l->limit, 0);
+  BOXROOT_STORE_(l->live, 0);
+  BOXROOT_STORE_(l->deletions, 0);
+  l->pool = NULL;
 }
 
-/* The owner takes the remote deletions when its own list is empty. */
-static void take_remote(struct pool *p) {
-  if (p->free != (void **)p) return;
-  void *list = atomic_exchange_explicit(&p->remote, NULL, memory_order_acquire);
-  if (list) p->free = list;
+static long total_live_locked(void) {
+  long live = exited_live + shared_local.live -
+              (long)atomic_load_explicit(&deletions_unregistered, memory_order_relaxed);
+  for (struct boxroot_local_ *l = linked; l; l = l->next) live += BOXROOT_LOAD_(l->live);
+  return live;
 }
 
-static struct pool *new_pool_locked(void) {
+/* The total has just been measured (`total`, counting a creation about to
+   happen): raise the peak, then share the headroom out as limits, the
+   caller's thread `me` (may be NULL) taking the remainder. */
+static void peak_share_headroom_locked(long total, struct boxroot_local_ *me) {
+  if (total > (long)peak_live) peak_live = (size_t)total;
+  long headroom = (long)peak_live - total;
+  long threads = 0;
+  for (struct boxroot_local_ *l = linked; l; l = l->next) threads++;
+  long share = threads ? headroom / threads : 0;
+  for (struct boxroot_local_ *l = linked; l; l = l->next) {
+    long extra = l == me ? headroom - share * (threads - 1) : share;
+    BOXROOT_STORE_(l->limit, BOXROOT_LOAD_(l->live) + extra);
+  }
+  if (me) BOXROOT_STORE_(me->limit, BOXROOT_LOAD_(me->limit) + 1);   /* the creation itself */
+}
+
+/* ---- pools (under the lock) -------------------------------------------------- */
+
+static struct pool *new_pool_locked(struct boxroot_local_ *owner) {
   struct pool *p = os_map_noreserve(POOL_BYTES, POOL_BYTES);
   if (!p) return NULL;
-  p->free = (void **)p;
-  p->bump = p->cells;
-  p->end = (void **)((char *)p + POOL_BYTES);
+  void **end = pool_end_of(p);
+  for (void **c = p->cells; c < end; c++) *c = c + 1 < end ? (void *)(c + 1) : (void *)p;
+  p->head.free = p->cells;
+  p->head.owner = owner;
+  p->head.used = 0;
   atomic_init(&p->remote, NULL);
-  atomic_init(&p->created, 0);
-  atomic_init(&p->deleted_local, 0);
-  atomic_init(&p->deleted_remote, 0);
+  atomic_init(&p->remote_deleted, 0);
+  p->prev = NULL;
   p->next = all_pools;
   if (all_pools) all_pools->prev = p;
   all_pools = p;
@@ -97,160 +168,167 @@ static void free_pool_locked(struct pool *p) {
   if (p->prev) p->prev->next = p->next;
   else all_pools = p->next;
   if (p->next) p->next->prev = p->prev;
-  creations_done += atomic_load(&p->created);
-  deletions_done += atomic_load(&p->deleted_local) + atomic_load(&p->deleted_remote);
   pool_count--;
   os_unmap(p, POOL_BYTES);
 }
 
-/* Under the lock: a pool with room for the calling thread (owned by it, or
-   adopted), or a new one. */
-/* Only a pool at least a quarter free is worth switching to: a pool with a
-   cell or two would send the next creations straight back here. */
-static struct pool *pool_with_room_locked(void *owner) {
-  for (struct pool *p = all_pools; p; p = p->next) {
-    if ((p->owner == owner || p->owner == NULL) && pool_has_room(p) &&
-        pool_live(p) <= pool_capacity() * 3 / 4) {
-      p->owner = owner;
-      take_remote(p);
-      return p;
-    }
-  }
-  struct pool *p = new_pool_locked();
-  if (p) p->owner = owner;
-  return p;
+/* The owner takes the remote deletions when its own list is empty. */
+static void take_remote(struct pool *p) {
+  if (p->head.free != (void **)p) return;
+  void *list = atomic_exchange_explicit(&p->remote, NULL, memory_order_acquire);
+  if (list) p->head.free = list;
 }
 
-static void *pop_cell(struct pool *p, void *v) {
-  void **cell = p->free;
-  if (cell != (void **)p) {
-    p->free = *cell;
-  } else if (p->bump < p->end) {
-    cell = p->bump++;
-  } else {
-    return NULL;
+/* A pool with room for `owner` (one of its own, or an orphan it adopts), or
+   a new one. Only a pool at least a quarter free is worth switching to: a
+   pool with a cell or two would send the next creations straight back. */
+static struct pool *pool_with_room_locked(struct boxroot_local_ *owner) {
+  for (struct pool *p = all_pools; p; p = p->next) {
+    if ((p->head.owner == owner || p->head.owner == NULL) &&
+        pool_live(p) <= pool_capacity() * 3 / 4) {
+      p->head.owner = owner;
+      take_remote(p);
+      if (p->head.free != (void **)p) return p;
+    }
   }
+  return new_pool_locked(owner);
+}
+
+/* Pop a cell for `l` from its current pool, changing pools if needed. */
+static void **pop_cell_locked(struct boxroot_local_ *l, void *v) {
+  struct pool *p = l->pool && l->pool != &no_pool ? (struct pool *)l->pool : NULL;
+  if (p) take_remote(p);
+  if (!p || p->head.free == (void **)p) {
+    p = pool_with_room_locked(l);
+    if (!p) {
+      BOXROOT_STORE_(l->limit, l->live);   /* no pool: no fast path either */
+      return NULL;
+    }
+    l->pool = &p->head;
+  }
+  void **cell = p->head.free;
+  p->head.free = *cell;
   *cell = v;
-  owner_count(&p->created);
+  BOXROOT_STORE_(p->head.used, p->head.used + 1);
+  BOXROOT_STORE_(l->live, l->live + 1);
   return cell;
 }
 
-static void note_peak_locked(void) {
-  size_t live = 0;
-  for (struct pool *p = all_pools; p; p = p->next) live += pool_live(p);
-  if (live > peak_live) peak_live = live;
-}
+/* ---- the slow paths --------------------------------------------------------- */
 
-static boxroot create_slow(void *v) {
+BOXROOT_API boxroot boxroot_create_slow_(void *v) {
   gc_ensure_init();
   bool registered = threads_self() != NULL;
-  void *owner = registered ? (void *)&tl_token : (void *)&all_pools;  /* unregistered: shared */
+  struct boxroot_local_ *l = registered ? &boxroot_local_ : &shared_local;
   LOCK();
-  struct pool *p = registered ? tl_pool : NULL;
-  void *cell = NULL;
-  if (p) {
-    take_remote(p);
-    cell = pop_cell(p, v);
-  }
-  if (!cell) {
-    p = pool_with_room_locked(owner);
-    if (p) {
-      take_remote(p);
-      cell = pop_cell(p, v);
-    }
-    if (registered) tl_pool = p;
-  }
+  if (registered) link_locked(l);
+  if (!registered || BOXROOT_LOAD_(l->live) >= BOXROOT_LOAD_(l->limit))
+    peak_share_headroom_locked(total_live_locked() + 1, registered ? l : NULL);
+  void **cell = pop_cell_locked(l, v);
   UNLOCK();
-  return cell;
+  return (boxroot)cell;
 }
 
-BOXROOT_API boxroot boxroot_create(void *v) {
-  struct pool *p = tl_pool;
-  if (LIKELY(p != NULL)) {
-    void **cell = p->free;
-    if (LIKELY(cell != (void **)p)) {
-      p->free = *cell;
-      *cell = v;
-      owner_count(&p->created);
-      return (boxroot)cell;
-    }
-    if (p->bump < p->end) {
-      cell = p->bump++;
-      *cell = v;
-      owner_count(&p->created);
-      return (boxroot)cell;
-    }
-  }
-  return create_slow(v);
-}
-
-BOXROOT_API void boxroot_delete(boxroot r) {
-  if (!r) return;
+/* Deleting a root of a pool this thread does not own. */
+BOXROOT_API void boxroot_delete_remote_(boxroot r) {
   void **cell = (void **)r;
   struct pool *p = pool_of(cell);
-  if (p->owner == &tl_token) {
-    *cell = p->free;
-    p->free = cell;
-    owner_count(&p->deleted_local);
-    return;
-  }
   void *old = atomic_load_explicit(&p->remote, memory_order_relaxed);
   do {
     *cell = old ? old : (void *)p;
   } while (!atomic_compare_exchange_weak_explicit(&p->remote, &old, (void *)cell,
                                                   memory_order_release, memory_order_relaxed));
-  atomic_fetch_add_explicit(&p->deleted_remote, 1, memory_order_relaxed);
-}
-
-BOXROOT_API void boxroot_modify(boxroot *r, void *v) {
-  *(void **)*r = v;
+  atomic_fetch_add_explicit(&p->remote_deleted, 1, memory_order_release);
+  struct boxroot_local_ *l = &boxroot_local_;
+  if (!l->linked) {
+    if (!threads_self()) {
+      atomic_fetch_add_explicit(&deletions_unregistered, 1, memory_order_relaxed);
+      return;
+    }
+    LOCK();
+    link_locked(l);
+    UNLOCK();
+  }
+  BOXROOT_STORE_(l->live, l->live - 1);
+  BOXROOT_STORE_(l->deletions, l->deletions + 1);
 }
 
 BOXROOT_API void boxroot_get_stats(struct boxroot_stats *out) {
   if (!out) return;
+  gc_ensure_init();
   LOCK();
-  note_peak_locked();
-  size_t live = 0, created = creations_done, deleted = deletions_done;
-  for (struct pool *p = all_pools; p; p = p->next) {
-    live += pool_live(p);
-    created += atomic_load(&p->created);
-    deleted += atomic_load(&p->deleted_local) + atomic_load(&p->deleted_remote);
-  }
-  out->live = live;
+  long live = total_live_locked();
+  if (live < 0) live = 0;
+  if ((size_t)live > peak_live) peak_live = (size_t)live;
+  size_t deleted = exited_deletions +
+                   atomic_load_explicit(&deletions_unregistered, memory_order_relaxed);
+  for (struct boxroot_local_ *l = linked; l; l = l->next) deleted += BOXROOT_LOAD_(l->deletions);
+  out->live = (size_t)live;
   out->peak = peak_live;
   out->pools = pool_count;
-  out->creations = created;
+  out->creations = deleted + (size_t)live;
   out->deletions = deleted;
   UNLOCK();
 }
 
-/* ---- the collector's side (lock held, world stopped) ------------------------ */
+/* ---- the collector's side (lock held) ------------------------------------------ */
 
-void boxroot_mark_roots(void) {
-  for (struct pool *p = all_pools; p; p = p->next)
-    mark_range(p->cells, p->bump);      /* free cells point into the pool: skipped */
-  note_peak_locked();
+/* Every thread that may use its pools without the lock is stopped (none is
+   in a blocking section, where bdwgc's contract is not always kept). */
+static bool pool_owners_stopped(void) {
+  for (struct gc_thread *t = gc.threads; t; t = t->next)
+    if (t->blocking) return false;
+  return true;
 }
 
-/* Pools that nobody can create from any more and that hold no root. */
-void boxroot_release_empty_pools(void) {
+/* World stopped. One pass per pool: a free cell points into its own pool
+   (one range check); every other word goes to the marker. Pools with no
+   root that their owner is not creating from are freed here. */
+void boxroot_mark_roots(void) {
+  bool may_free_owned = pool_owners_stopped();
   struct pool *p = all_pools;
   while (p) {
     struct pool *next = p->next;
-    if (p->owner == NULL && pool_live(p) == 0) free_pool_locked(p);
+    struct boxroot_local_ *owner = p->head.owner;
+    if (pool_live(p) == 0 && (!owner || (may_free_owned && owner->pool != &p->head))) {
+      free_pool_locked(p);
+    } else {
+      mark_range(p->cells, pool_end_of(p));   /* free cells: not in the page table */
+    }
     p = next;
   }
 }
 
-/* A thread is leaving: its pools become orphans, adopted by others later. */
-void boxroot_thread_exit(void) {
-  for (struct pool *p = all_pools; p; p = p->next)
-    if (p->owner == &tl_token) p->owner = NULL;
-  tl_pool = NULL;
+/* World running: only orphans may go (an owner pops its current pool and
+   pushes onto its pools without the lock). */
+void boxroot_release_empty_pools(void) {
+  struct pool *p = all_pools;
+  while (p) {
+    struct pool *next = p->next;
+    if (p->head.owner == NULL && pool_live(p) == 0) free_pool_locked(p);
+    p = next;
+  }
 }
 
-/* In a forked child only the forking thread exists: every other owner is gone. */
-void boxroot_after_fork(void) {
+/* A thread is leaving: its counts are kept, its pools become orphans,
+   adopted by others later. */
+void boxroot_thread_exit(void) {
+  struct boxroot_local_ *me = &boxroot_local_;
   for (struct pool *p = all_pools; p; p = p->next)
-    if (p->owner != &tl_token && p->owner != (void *)&all_pools) p->owner = NULL;
+    if (p->head.owner == me) p->head.owner = NULL;
+  unlink_locked(me);
+}
+
+/* In a forked child only the forking thread exists: every other thread's
+   counts are kept as those of a thread gone, and their pools are orphans. */
+void boxroot_after_fork(void) {
+  struct boxroot_local_ *me = &boxroot_local_;
+  for (struct pool *p = all_pools; p; p = p->next)
+    if (p->head.owner != me && p->head.owner != &shared_local) p->head.owner = NULL;
+  struct boxroot_local_ *l = linked;
+  while (l) {
+    struct boxroot_local_ *next = l->next;
+    if (l != me) unlink_locked(l);
+    l = next;
+  }
 }
