@@ -210,7 +210,7 @@ static void p_string_append(root args, root out) {
 static void p_make_string(root args, root out) {
   expect_args(args, 1, 1, "make-string");
   intptr_t n = int_arg(arg(args, 0), "make-string");
-  if (n < 0 || n > (intptr_t)1 << 32) lisp_error("make-string: bad length");
+  if (n < 0 || n > (intptr_t)1 << 28) lisp_error("make-string: bad length");   /* 256 MiB at most */
   make_string_filled((size_t)n, '.', out);
 }
 

@@ -27,6 +27,8 @@
 #include <gc/gc_mark.h>
 #include <gc/gc_typed.h>
 
+#define INITIAL_HEAP_BYTES ((size_t)4 << 20)
+
 static int lisp_kind;            /* conses, symbols, closures, primitives */
 static GC_descr frame_descr;     /* typed frames */
 static unsigned long stress_every, stress_count;
@@ -50,6 +52,9 @@ static struct GC_ms_entry *mark_lisp_object(GC_word *addr, struct GC_ms_entry *t
 void memory_init(void) {
   const char *stress = getenv("LISP_GC_STRESS");
   if (stress) stress_every = strtoul(stress, NULL, 10);
+  /* bdwgc's initial heap (64 KiB) means a collection every few hundred KiB
+     of allocation until the heap has grown; an interpreter starts bigger. */
+  if (GC_get_heap_size() < INITIAL_HEAP_BYTES) GC_expand_hp(INITIAL_HEAP_BYTES - GC_get_heap_size());
   unsigned proc = GC_new_proc(mark_lisp_object);
   lisp_kind = (int)GC_new_kind(GC_new_free_list(), GC_MAKE_PROC(proc, 0), 0, 1);
   GC_word bitmap[GC_BITMAP_SIZE(struct frame)] = {0};

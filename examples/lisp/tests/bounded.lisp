@@ -1,15 +1,15 @@
 ; bounded: in precise mode a garbage-heavy loop keeps memory bounded.
-; 150 lists of 20,000 conses (about 96 MB in all) are made and dropped;
+; 100 lists of 20,000 conses (about 64 MB in all) are made and dropped;
 ; each lives only while the interpreter's roots hold it. If the interpreter
 ; leaked roots, or the collector kept dead lists, the heap would grow past
-; the bounds below (one list is 640 KB; all of them 96 MB).
+; the bounds below (one list is 640 KB; all of them 64 MB).
 (define (iota n acc) (if (= n 0) acc (iota (- n 1) (cons n acc))))
 (define (length-of-fresh-list n) (length (iota n nil)))
 (define roots-before (boxroots))
 (define (churn k ok)
   (if (= k 0) ok
       (churn (- k 1) (and ok (= (length-of-fresh-list 20000) 20000)))))
-(print (churn 150 t))
+(print (churn 100 t))
 (define roots-after (boxroots))
 (print (= roots-before roots-after))
 (print (< (heap-size) 16000000))

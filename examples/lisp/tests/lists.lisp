@@ -9,7 +9,7 @@
       (filter p (cdr l) (if (p (car l)) (cons (car l) acc) acc))))
 (define (nth l i) (if (= i 0) (car l) (nth (cdr l) (- i 1))))
 
-(define n 40000)
+(define n 20000)
 (define (check-round r)
   (let ((l (map (lambda (x) (* x r)) (iota n nil))))
     (let ((evens (filter (lambda (x) (= (remainder x 2) 0)) l nil)))
@@ -28,7 +28,7 @@
 ; one list kept across all of that: still intact
 (define kept (iota 1000 nil))
 (define (drop-many k) (if (= k 0) 'done (begin (iota 10000 nil) (drop-many (- k 1)))))
-(drop-many 100)
+(drop-many 40)
 (print (sum kept 0))
 (print (nth kept 999))
 
