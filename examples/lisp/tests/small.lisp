@@ -1,0 +1,26 @@
+; small: a bit of everything, small enough to run with a collection every
+; few allocations (lisp.small.stress), where a value held outside a root
+; would be collected and show up as a wrong result.
+(define (iota n acc) (if (= n 0) acc (iota (- n 1) (cons n acc))))
+(define (sum l acc) (if (null? l) acc (sum (cdr l) (+ acc (car l)))))
+(define (rev-map f l acc) (if (null? l) acc (rev-map f (cdr l) (cons (f (car l)) acc))))
+(define (map f l) (reverse (rev-map f l nil)))
+(define (build n) (if (= n 0) nil (cons n (build (- n 1)))))
+(print (sum (build 1500) 0))
+(print (sum (map (lambda (x) (* x x)) (iota 300 nil)) 0))
+(define (make-adders i acc)
+  (if (= i 0) acc
+      (make-adders (- i 1) (cons (let ((k i)) (lambda (x) (+ x k))) acc))))
+(define adders (make-adders 200 nil))
+(print (sum (map (lambda (f) (f 1)) adders) 0))
+(define (make-counter) (let ((n 0)) (lambda () (set! n (+ n 1)) n)))
+(define c (make-counter))
+(c) (c)
+(print (c))
+(define (outer n)
+  (define (inner m) (list m (string-append "n=" (number->string n))))
+  (inner (* n 2)))
+(print (outer 21))
+(print (apply (lambda (a . rest) (list a (reverse rest))) (list 1 2 3 4)))
+(print (let ((a (list 1 2)) (b (list 3 4))) (list b a)))
+(print '(quoted (nested (list)) "with a string"))
