@@ -30,9 +30,19 @@ static void collect_if_due(void) {
   finalize_run_pending();
 }
 
+/* counter += bytes, saturating at SIZE_MAX rather than wrapping. */
+static void saturating_add(_Atomic size_t *counter, size_t bytes) {
+  size_t now = atomic_load_explicit(counter, memory_order_relaxed);
+  size_t next;
+  do {
+    next = now > SIZE_MAX - bytes ? SIZE_MAX : now + bytes;
+  } while (!atomic_compare_exchange_weak_explicit(counter, &now, next, memory_order_relaxed,
+                                                  memory_order_relaxed));
+}
+
 void external_report(size_t bytes) {
-  atomic_fetch_add_explicit(&external_live, bytes, memory_order_relaxed);
-  atomic_fetch_add_explicit(&external_since_gc, bytes, memory_order_relaxed);
+  saturating_add(&external_live, bytes);
+  saturating_add(&external_since_gc, bytes);
 }
 
 /* Never below zero: a retraction larger than what is live is clamped. */
@@ -58,11 +68,17 @@ BIBOP_API void bibop_free_external(size_t bytes) {
 BIBOP_API void *bibop_malloc_external(size_t lb, size_t external_bytes,
                                       void (*release)(void *obj, void *cd), void *cd) {
   if (!release) return NULL;
-  void *obj = GC_malloc(lb);
-  if (!obj) return NULL;
-  if (!finalize_register_external(obj, release, cd, external_bytes)) return NULL;
+  /* Report (and maybe collect) first: between the allocation and the
+     return the new object is held only by this frame, which a thread in
+     precise mode does not scan. */
+  gc_ensure_init();
   external_report(external_bytes);
   collect_if_due();
+  void *obj = GC_malloc(lb);
+  if (!obj || !finalize_register_external(obj, release, cd, external_bytes)) {
+    external_retract(external_bytes);
+    return NULL;
+  }
   return obj;
 }
 
