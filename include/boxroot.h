@@ -54,6 +54,7 @@ BOXROOT_API extern __thread struct boxroot_local_ boxroot_local_
 
 BOXROOT_API boxroot boxroot_create_slow_(void *v);
 BOXROOT_API void boxroot_delete_remote_(boxroot r);
+BOXROOT_API void boxroot_deleted_twice_(boxroot r);
 
 /* The fast paths are inline here and also exported by the library (which
    defines BOXROOT_INLINE_ empty before including this header). */
@@ -100,6 +101,12 @@ BOXROOT_API BOXROOT_INLINE_ void boxroot_delete(boxroot r) {
   void **cell = (void **)r;
   struct boxroot_pool_head_ *p =
       (struct boxroot_pool_head_ *)((unsigned long)cell & ~(BOXROOT_POOL_BYTES_ - 1));
+  /* A free cell points into its own pool: deleting it again is reported
+     (through the collector's warning function) and ignored. */
+  if (__builtin_expect((unsigned long)*cell - (unsigned long)p < BOXROOT_POOL_BYTES_, 0)) {
+    boxroot_deleted_twice_(r);
+    return;
+  }
   struct boxroot_local_ *l = &boxroot_local_;
   if (__builtin_expect(p->owner == l, 1)) {
     l->pool = p;

@@ -230,6 +230,10 @@ BOXROOT_API boxroot boxroot_create_slow_(void *v) {
 }
 
 /* Deleting a root of a pool this thread does not own. */
+BOXROOT_API void boxroot_deleted_twice_(boxroot r) {
+  gc_warn("bibop: boxroot_delete of a root already deleted (0x%lx): ignored\n", (GC_word)r);
+}
+
 BOXROOT_API void boxroot_delete_remote_(boxroot r) {
   void **cell = (void **)r;
   struct pool *p = pool_of(cell);
