@@ -138,6 +138,32 @@ struct bibop_gc_stats {
 };
 BIBOP_API void bibop_get_gc_stats(struct bibop_gc_stats *out);
 
+/* What the marker did in the last completed collection (all parallel
+   markers summed). Each candidate word the marker examined (roots and the
+   words of scanned objects; a word is counted again if overflow recovery
+   rescans its object) is classified as exactly one of
+     not_ours: in no region of the heap and in no registered static range,
+     free:     in the heap's reservation but in no object (free block,
+               unused tail of a block, interior offset not recognised),
+     static:   in a range registered with bibop_register_static (4 KiB
+               pages: words sharing a page with the range count too); the
+               word is skipped without reading what it points to,
+     object:   inside an object (newly marked, or already marked),
+   so candidates == not_ours + free + static + object. */
+struct bibop_mark_stats {
+  unsigned long gc_no;              /* collections so far (0: none yet) */
+  unsigned long long marked_objects, marked_bytes;
+  unsigned long long candidates;
+  unsigned long long cand_not_ours, cand_free, cand_static, cand_object;
+  unsigned long long mark_ns;       /* marking: from the roots to the last object */
+  double ns_per_object;             /* mark_ns / marked_objects (0 if none) */
+  size_t heap_bytes;                /* committed heap memory now */
+  size_t huge_page_bytes;           /* of it, backed by transparent huge pages now
+                                       (AnonHugePages in /proc/self/smaps, read by
+                                       this call: it costs a read of that file) */
+};
+BIBOP_API void bibop_get_mark_stats(struct bibop_mark_stats *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -259,7 +259,7 @@ GC_API size_t GC_size(const void *p) {
 
 GC_API int GC_is_heap_ptr(const void *p) {
   struct block *b = pt_block_of((uintptr_t)p);
-  if (!b) return 0;
+  if (!b || pt_is_static_desc(b)) return 0;
   if (b->state != BLOCK_UNUSED) return 1;
   struct region_info *ri = pt_region_info(block_array_of(b));
   return ri->chunk_committed[((uintptr_t)p >> CHUNK_SHIFT) & (CHUNKS_PER_REGION - 1)] != 0;

@@ -171,5 +171,7 @@ size_t arena_committed_bytes(void) { return committed_bytes; }
 size_t arena_unmapped_bytes(void) { return reserved_bytes - committed_bytes; }
 
 bool arena_contains(uintptr_t w) {
-  return !(w >> ADDRESS_BITS) && pt_table[w >> REGION_SHIFT] != NULL;
+  if (w >> ADDRESS_BITS) return false;
+  struct block *blocks = pt_table[w >> REGION_SHIFT];
+  return blocks && pt_is_heap_array(blocks);   /* not a static-only slot */
 }

@@ -272,6 +272,7 @@ void gc_collect_locked(const char *reason) {
             gc.marked_objects, arena_committed_bytes() >> 10,
             atomic_load(&external_live) >> 10, gc.last_trigger_heap >> 10,
             gc.last_trigger_external >> 10);
+  if (gc.print_stats) mark_print_stats(gc_log());
 }
 
 static bool fits(size_t nblocks) {

@@ -159,10 +159,13 @@ _Static_assert(sizeof(struct block) == 64, "block descriptor is one cache line")
 
 /* Descriptor array of a region comes right after one page of region info. */
 struct region_info {
-  char *base;                          /* start of the 256 MiB region */
+  char *base;                          /* start of the 256 MiB region; NULL for a
+                                          slot that only describes static ranges */
   uint8_t chunk_committed[CHUNKS_PER_REGION];
   uint8_t chunk_dirty[CHUNKS_PER_REGION];   /* may hold nonzero bytes */
   uint32_t chunk_freed_at[CHUNKS_PER_REGION]; /* gc_no when it became free */
+  uint64_t *static_pages;              /* static-only slot: one bit per 4 KiB page,
+                                          set for pages of registered static ranges */
 };
 #define REGION_INFO_BYTES 4096
 _Static_assert(sizeof(struct region_info) <= REGION_INFO_BYTES, "region info fits its page");
@@ -202,6 +205,24 @@ static inline char *block_addr(const struct block *b) {
   return pt_region_info(blocks)->base + ((size_t)(b - blocks) << BLOCK_SHIFT);
 }
 
+/* A descriptor array describes a heap region, or only static pages. Heap
+   arrays sit at even multiples of 4 MiB, static-only ones at odd multiples,
+   so the marker tells a static page from the descriptor's address alone:
+   no load, and no prefetch of the static data. */
+static inline bool pt_is_static_desc(const struct block *b) {
+  return ((uintptr_t)b & DESCRIPTOR_ARRAY_BYTES) != 0;
+}
+static inline bool pt_is_heap_array(struct block *blocks) { return !pt_is_static_desc(blocks); }
+
+/* For a descriptor of a static-only slot: is its page in a static range?
+   Two loads from a few hot lines (the slot's info page and its bitmap),
+   never from the static data or its (untouched) descriptors. */
+static inline bool pt_static_page(const struct block *b) {
+  struct block *blocks = block_array_of(b);
+  size_t i = (size_t)(b - blocks);
+  return (pt_region_info(blocks)->static_pages[i / 64] >> (i % 64)) & 1;
+}
+
 BIBOP_INTERNAL void pt_init(void);
 BIBOP_INTERNAL struct block *pt_add_region(char *base);  /* returns descriptor array */
 BIBOP_INTERNAL void pt_drop_descriptors(struct block *first, size_t n);
@@ -210,6 +231,46 @@ BIBOP_INTERNAL int pt_range_add(uintptr_t lo, uintptr_t hi, bibop_addr_class cls
 BIBOP_INTERNAL int pt_range_remove(uintptr_t lo);
 BIBOP_INTERNAL bibop_addr_class pt_range_classify(uintptr_t w);
 BIBOP_INTERNAL const struct meta_vec *pt_ranges(void);
+/* Heap bytes backed by transparent huge pages: AnonHugePages of the heap's
+   mappings in /proc/self/smaps (a read of that file: call at stats time,
+   never from the marker). 0 if it cannot be read. */
+BIBOP_INTERNAL size_t pt_heap_huge_page_bytes(void);
+
+/* ---- the legacy hash page table (pagehash.c) ------------------------------ */
+
+/* OCaml 4's page table, for comparison only: 4 KiB page -> block descriptor
+   in an open-addressing table with linear probing and a multiplicative
+   (Fibonacci) hash, kept at most half full. Filled only when BIBOP_PAGEHASH=1
+   at init; the marker then classifies through it instead of pt_table. Like
+   bdwgc's and OCaml's checks, a bounds test on [lo, hi) (every page ever
+   entered) comes first, so small integers never reach the table. */
+struct pagehash_slot { uintptr_t page; struct block *desc; };  /* page 0: empty */
+struct pagehash {
+  struct pagehash_slot *slots;
+  size_t mask;            /* slots - 1 (a power of two) */
+  unsigned shift;         /* 64 - log2(slots) */
+  size_t count;
+  uintptr_t lo, hi;
+};
+BIBOP_INTERNAL extern struct pagehash pagehash;
+BIBOP_INTERNAL extern bool pagehash_enabled;
+BIBOP_INTERNAL void pagehash_insert(uintptr_t page_addr, struct block *desc);
+
+static inline size_t pagehash_slot_of(uintptr_t page) {
+  return (size_t)((page * (uint64_t)0x9E3779B97F4A7C15u) >> pagehash.shift);  /* 2^64 / phi */
+}
+
+static inline struct block *pagehash_block_of(uintptr_t w) {
+  if (w < pagehash.lo || w >= pagehash.hi) return NULL;
+  uintptr_t page = w >> BLOCK_SHIFT;
+  size_t h = pagehash_slot_of(page);
+  for (;;) {
+    const struct pagehash_slot *s = &pagehash.slots[h];
+    if (s->page == page) return s->desc;
+    if (s->page == 0) return NULL;
+    h = (h + 1) & pagehash.mask;
+  }
+}
 
 /* ---- OS (os.c) ------------------------------------------------------------ */
 
@@ -298,7 +359,7 @@ static inline char *small_object_start(const struct block *b, uintptr_t w, unsig
    unsafe). UNKNOWN means "not in a region of ours". */
 static inline bibop_addr_class pt_classify_heap(uintptr_t w) {
   struct block *b = pt_block_of(w);
-  if (!b) return BIBOP_ADDR_UNKNOWN;
+  if (!b || pt_is_static_desc(b)) return BIBOP_ADDR_UNKNOWN;
   unsigned i;
   switch (b->state) {
     case BLOCK_SMALL:
@@ -344,6 +405,24 @@ BIBOP_INTERNAL void stopworld_start(void);
 BIBOP_INTERNAL int stopworld_suspend_signal(void);
 BIBOP_INTERNAL int stopworld_restart_signal(void);
 
+/* ---- marking statistics (mark.c, markers.c) ---------------------------------- */
+
+/* What one marker did in one collection. Each marker counts in its own
+   struct (no shared atomics on the hot path); mark_finish sums them into
+   gc.mark_stats. Every candidate word the marker looked at is counted once
+   in `candidates` and classified as exactly one of: not ours (no region, or
+   a page of no object: UNUSED), free (a FREE block, tail waste, a rejected
+   interior displacement), static (a page of a registered static range: no
+   dereference of the data) or object (inside an object slot; marked now or
+   already). cand_not_ours is derived when summing. */
+struct mark_stats {
+  uint64_t marked_objects, marked_bytes;
+  uint64_t candidates, cand_not_ours, cand_free, cand_static, cand_object;
+  uint64_t stack_growths;      /* mark stack doubled in place */
+  uint64_t overflows;          /* entries dropped: rounds of overflow recovery */
+  uint64_t mark_ns;            /* summed stats only: marking phase duration */
+};
+
 /* ---- the collector's state (collect.c) -------------------------------------- */
 
 struct gc_state {
@@ -383,6 +462,7 @@ struct gc_state {
   FILE *log;                     /* from GC_LOG_FILE, or NULL: stderr */
   uint64_t last_pause_ns, total_pause_ns, max_pause_ns;
   unsigned long marked_objects;
+  struct mark_stats mark_stats;  /* the last collection's marking, all markers summed */
 
   GC_warn_proc warn_proc;
   GC_on_collection_event_proc on_event;
@@ -435,6 +515,12 @@ BIBOP_INTERNAL size_t alloc_granules(size_t lb);   /* 0 if not small */
 
 struct mark_entry { char *start; GC_word descr; };   /* bdwgc's GC_ms_entry layout */
 
+/* The prefetch FIFO holds candidates that passed the page table: their
+   descriptor line and the line they point to are prefetched on entry, and
+   they are marked (descriptor read, bit set, object pushed) on leaving. */
+#define PREFETCH_FIFO_MAX 1024     /* ring capacity; the size in use is set at init */
+struct prefetch_slot { uintptr_t word; struct block *desc; };
+
 /* One marker's private state: its stack (top is the last entry in use, as
    in bdwgc), what it marked, whether it dropped an entry. */
 struct marker {
@@ -444,6 +530,11 @@ struct marker {
   bool overflowed;
   bool parallel;       /* other markers run: set mark bits atomically */
   bool any_interior;   /* scanning a stack: interior pointers always count */
+  bool in_mark_proc;   /* a client mark procedure holds pointers into the stack */
+  struct mark_stats stats;
+  unsigned fifo_head, fifo_count;   /* empty whenever the marker is not draining */
+  struct prefetch_slot *fifo;       /* PREFETCH_FIFO_MAX slots of metadata memory:
+                                       stale words there are never scanned as roots */
 };
 
 BIBOP_INTERNAL extern struct marker main_marker;
@@ -473,6 +564,9 @@ BIBOP_INTERNAL void markers_finish_phase(struct marker *main); /* help until all
 BIBOP_INTERNAL void markers_share(struct marker *m);
 BIBOP_INTERNAL bool markers_overflowed(void);
 BIBOP_INTERNAL unsigned long markers_marked_objects(void);
+BIBOP_INTERNAL void markers_add_stats(struct mark_stats *sum);  /* and reset them */
+BIBOP_INTERNAL void mark_print_stats(FILE *out);   /* GC_PRINT_STATS: the last marking */
+BIBOP_INTERNAL void mark_stats_add(struct mark_stats *sum, struct mark_stats *one); /* resets one */
 BIBOP_INTERNAL void markers_after_fork(void);
 BIBOP_INTERNAL extern volatile int markers_waiting;  /* idle markers wanting work */
 BIBOP_INTERNAL extern volatile size_t markers_pool_count;

@@ -2,16 +2,20 @@
  * mark.c: the marker. An explicit mark stack of {start, descriptor} entries
  * in bdwgc's layout and descriptor encoding (GC_DS_LENGTH, GC_DS_BITMAP; the
  * other two tags arrive with custom kinds). No recursion: long ranges are
- * scanned a chunk at a time with the rest pushed back, and when the stack is
- * full an entry is dropped and a flag set; marking then finishes, the stack
- * grows, and every marked object is scanned again until nothing was dropped
- * (dropped entries are always of objects already marked, so nothing
- * reachable is lost).
+ * scanned a chunk at a time with the rest pushed back. A full stack doubles
+ * in place; when it cannot (a client mark procedure holds pointers into it,
+ * memory is refused, the size limit is reached) an entry is dropped and a
+ * flag set; marking then finishes, the stack grows, and every marked object
+ * is scanned again until nothing was dropped (dropped entries are always of
+ * objects already marked, so nothing reachable is lost).
+ * Prefetching in two stages (candidate FIFO for descriptors, scan-ahead
+ * FIFO for objects) and per-marker statistics: see "Marking speed" in
+ * docs/ARCHITECTURE.md.
  * Invariant 1: a candidate word is dereferenced only if the page table and
  * the block descriptor say it is inside an object of a committed heap block.
  * Each marker (the collecting thread's, and the helpers of markers.c) has
- * its own stack; with several markers, mark bits are set with an atomic OR
- * and work is shared through markers.c's pool.
+ * its own stack, FIFO and counters; with several markers, mark bits are set
+ * with an atomic OR and work is shared through markers.c's pool.
  * Runs with the world stopped and the allocation lock held.
  */
 #include "internal.h"
@@ -19,6 +23,10 @@
 #include <string.h>
 
 #define MARK_STACK_INITIAL_ENTRIES ((size_t)1 << 16)   /* 1 MiB */
+#define MARK_STACK_MAX_ENTRIES ((size_t)1 << 28)   /* 4 GiB: beyond, overflow recovery */
+/* Growth in place stops here (BIBOP_MARK_STACK_MAX entries at init: tests
+   set it low to exercise overflow recovery). */
+static size_t mark_stack_max = MARK_STACK_MAX_ENTRIES;
 #define SCAN_CHUNK_BYTES 4096   /* long ranges are scanned this much at a time */
 #define SHARE_CHECK_INTERVAL 64 /* entries scanned between looks at idle markers */
 
@@ -28,6 +36,7 @@ struct marker main_marker;      /* the collecting thread's; roots are pushed her
 static __thread struct marker *current_marker __attribute__((tls_model("initial-exec")));
 
 bool marker_init_stack(struct marker *m, size_t entries) {
+  if (!m->fifo && !(m->fifo = meta_alloc(PREFETCH_FIFO_MAX * sizeof *m->fifo))) return false;
   struct mark_entry *s = meta_alloc(entries * sizeof *s);
   if (!s) return false;
   if (m->base) meta_free(m->base, m->capacity * sizeof *m->base);
@@ -38,16 +47,42 @@ bool marker_init_stack(struct marker *m, size_t entries) {
   return true;
 }
 
+static void read_mark_settings(void);
+
 void mark_init(void) {
   if (!marker_init_stack(&main_marker, MARK_STACK_INITIAL_ENTRIES))
     gc_abort("bibop: cannot allocate the mark stack");
+  read_mark_settings();
+}
+
+/* The stack is full: double it in place, which costs a copy instead of the
+   rescan of every marked object that overflow recovery would. Not while a
+   client mark procedure runs (it holds pointers into the stack), nor when
+   memory is refused: then the caller drops its entry (overflow). */
+static __attribute__((noinline)) struct mark_entry *grow_stack(struct marker *m,
+                                                               struct mark_entry *top) {
+  if (m->in_mark_proc || m->capacity >= mark_stack_max) return top;
+  struct mark_entry *old = m->base;
+  size_t used = (size_t)(top + 1 - old), old_capacity = m->capacity;
+  struct mark_entry *s = meta_alloc(2 * old_capacity * sizeof *s);
+  if (!s) return top;
+  memcpy(s, old, used * sizeof *s);
+  m->base = s;
+  m->capacity = 2 * old_capacity;
+  m->limit = s + m->capacity;
+  meta_free(old, old_capacity * sizeof *old);
+  m->stats.stack_growths++;
+  return s + used - 1;
 }
 
 static inline struct mark_entry *push(struct marker *m, struct mark_entry *top, char *start,
                                       GC_word descr) {
   if (UNLIKELY(top + 1 >= m->limit)) {
-    m->overflowed = true;
-    return top;
+    top = grow_stack(m, top);
+    if (top + 1 >= m->limit) {
+      m->overflowed = true;
+      return top;
+    }
   }
   top++;
   top->start = start;
@@ -83,59 +118,151 @@ static inline bool set_mark_bit(uint64_t *word, uint64_t bit, bool parallel) {
   return true;
 }
 
-/* Mark the object w points into, if any; push it if it holds pointers. */
-static inline struct mark_entry *mark_candidate(struct marker *m, struct mark_entry *top,
-                                                uintptr_t w, bool parallel) {
-  struct block *b = pt_block_of(w);
-  if (!b) return top;
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* The loop's configuration, fixed for a whole drain and compiled into it:
+   each combination is a separate copy of the loop (runners[] below), so the
+   hot path tests none of them. */
+enum { MODE_PARALLEL = 1, MODE_PREFETCH = 2, MODE_HASH = 4, MODE_COUNT = 8 };
+
+/* Prefetching, in two stages (both off with BIBOP_PREFETCH=0):
+   - candidates that pass the page table wait in a FIFO (in the marker)
+     while their descriptor line, which holds the mark bits, is fetched:
+     they enter until it holds prefetch_size, then leave, oldest first,
+     until prefetch_low remain (BIBOP_PREFETCH, BIBOP_PREFETCH_LOW);
+   - entries popped from the mark stack wait in a second, local FIFO of
+     scan_ahead entries while the object's first line is fetched
+     (BIBOP_PREFETCH_SCAN). An object is pushed long before it is popped
+     (the stack is LIFO), so prefetching it when it is marked would be
+     too early.
+   Defaults measured with bench/markheap.c (docs/BENCHMARKS.md). */
+#define PREFETCH_DEFAULT_SIZE 64
+#define PREFETCH_DEFAULT_LOW 48
+#define SCAN_AHEAD_MAX 64
+#define SCAN_AHEAD_DEFAULT 8
+static unsigned prefetch_size = PREFETCH_DEFAULT_SIZE, prefetch_low = PREFETCH_DEFAULT_LOW;
+static unsigned scan_ahead = SCAN_AHEAD_DEFAULT;
+/* A heap that fits in the last-level cache has no misses to hide, and the
+   FIFOs cost instructions (GCBench's 28 MiB heap: +40% mark time with them):
+   prefetching runs only when the committed heap is at least this large
+   (BIBOP_PREFETCH_MIN_HEAP, bytes with K/M/G; decided per collection). */
+#define PREFETCH_DEFAULT_MIN_HEAP ((size_t)64 << 20)
+static size_t prefetch_min_heap = PREFETCH_DEFAULT_MIN_HEAP;
+static bool prefetch_active;    /* this collection's choice */
+
+static ALWAYS_INLINE struct block *lookup(uintptr_t w, unsigned mode) {
+  return (mode & MODE_HASH) ? pagehash_block_of(w) : pt_block_of(w);
+}
+
+/* Mark the object w points into, b being the descriptor of w's page; push
+   the object if it holds pointers. Counts how w was classified. */
+static ALWAYS_INLINE struct mark_entry *mark_resolved(struct marker *m, struct mark_entry *top,
+                                                      uintptr_t w, struct block *b, bool parallel) {
   unsigned state = b->state;
   if (state == BLOCK_SMALL) {
     uintptr_t off = w & (BLOCK_BYTES - 1);
     unsigned i = (unsigned)((off * (uint64_t)b->recip) >> 32);
-    if (i >= b->nobjs) return top;
     size_t displacement = off - (size_t)i * b->obj_bytes;
     const struct kind *k = &gc.kinds[b->kind];
-    if (displacement && !GC_all_interior_pointers && !gc.valid_offsets[displacement] &&
-        !m->any_interior && !k->any_interior)
+    if (i >= b->nobjs ||
+        (displacement && !GC_all_interior_pointers && !gc.valid_offsets[displacement] &&
+         !m->any_interior && !k->any_interior)) {
+      m->stats.cand_free++;
       return top;
+    }
+    m->stats.cand_object++;
     if (k->uncollectable) return top;      /* live ones are roots; free slots stay free */
     if (!set_mark_bit(&b->u.mark[i >> 6], (uint64_t)1 << (i & 63), parallel)) return top;
     if (parallel) __atomic_fetch_add(&b->n_marks, 1, __ATOMIC_RELAXED);
     else b->n_marks++;
     m->marked++;
+    m->stats.marked_bytes += b->obj_bytes;
     if (!k->pointer_free)
       top = push(m, top, (char *)(w - displacement), descriptor_of(b->kind, b->obj_bytes));
     return top;
   }
   if (state == BLOCK_LARGE || state == BLOCK_LARGE_TAIL) {
     struct block *h = state == BLOCK_LARGE ? b : b->head;
-    if (h->state != BLOCK_LARGE || h->u.large.marked) return top;
+    if (h->state != BLOCK_LARGE) { m->stats.cand_free++; return top; }
+    if (h->u.large.marked) { m->stats.cand_object++; return top; }
     char *start = block_addr(h);
     size_t displacement = w - (uintptr_t)start;
     if (displacement && !GC_all_interior_pointers && !m->any_interior &&
         !gc.kinds[h->kind].any_interior &&
-        (displacement >= BLOCK_BYTES || !gc.valid_offsets[displacement]))
+        (displacement >= BLOCK_BYTES || !gc.valid_offsets[displacement])) {
+      m->stats.cand_free++;
       return top;
+    }
+    m->stats.cand_object++;
     if (!set_mark_bit(&h->u.large.marked, 1, parallel)) return top;
     m->marked++;
+    m->stats.marked_bytes += h->u.large.bytes;
     if (!gc.kinds[h->kind].pointer_free)
       top = push(m, top, start, descriptor_of(h->kind, h->u.large.bytes));
+    return top;
   }
+  if (state == BLOCK_FREE) m->stats.cand_free++;
+  return top;                               /* UNUSED: counted as not ours */
+}
+
+/* The oldest FIFO entry leaves and is marked (its lines should be in cache). */
+static ALWAYS_INLINE struct mark_entry *fifo_take(struct marker *m, struct mark_entry *top,
+                                                  unsigned mode) {
+  struct prefetch_slot s = m->fifo[m->fifo_head];
+  m->fifo_head = (m->fifo_head + 1) & (PREFETCH_FIFO_MAX - 1);
+  m->fifo_count--;
+  return mark_resolved(m, top, s.word, s.desc, mode & MODE_PARALLEL);
+}
+
+static ALWAYS_INLINE struct mark_entry *fifo_flush(struct marker *m, struct mark_entry *top,
+                                                   unsigned mode) {
+  while (m->fifo_count) top = fifo_take(m, top, mode);
   return top;
 }
 
-static inline struct mark_entry *scan_words(struct marker *m, struct mark_entry *top, char *lo,
-                                            char *hi, bool parallel) {
-  for (uintptr_t *p = (uintptr_t *)lo; (char *)(p + 1) <= hi; p++)
-    top = mark_candidate(m, top, *p, parallel);
+/* One candidate word (already counted in stats.candidates). A word the page
+   table does not know, or a static page, costs no load beyond the table. */
+static ALWAYS_INLINE struct mark_entry *consider(struct marker *m, struct mark_entry *top,
+                                                 uintptr_t w, unsigned mode) {
+  struct block *b = lookup(w, mode);
+  if (!b) return top;
+  if (UNLIKELY(pt_is_static_desc(b))) {
+    if (pt_static_page(b)) m->stats.cand_static++;
+    return top;
+  }
+  if (!(mode & MODE_PREFETCH)) return mark_resolved(m, top, w, b, mode & MODE_PARALLEL);
+  __builtin_prefetch(b, 1);          /* mark bits: will be written */
+  m->fifo[(m->fifo_head + m->fifo_count) & (PREFETCH_FIFO_MAX - 1)] = (struct prefetch_slot){ w, b };
+  if (++m->fifo_count >= prefetch_size)
+    while (m->fifo_count > prefetch_low) top = fifo_take(m, top, mode);
+  return top;
+}
+
+/* A candidate outside the loop (mark procedures, single words): no FIFO. */
+static struct mark_entry *mark_candidate(struct marker *m, struct mark_entry *top, uintptr_t w) {
+  m->stats.candidates++;
+  if (pagehash_enabled) return consider(m, top, w, (m->parallel ? MODE_PARALLEL : 0) | MODE_HASH);
+  return consider(m, top, w, m->parallel ? MODE_PARALLEL : 0);
+}
+
+static ALWAYS_INLINE struct mark_entry *scan_words(struct marker *m, struct mark_entry *top,
+                                                   char *lo, char *hi, unsigned mode) {
+  if (hi < lo + sizeof(uintptr_t)) return top;
+  size_t n = (size_t)(hi - lo) / sizeof(uintptr_t);
+  m->stats.candidates += n;
+  const uintptr_t *p = (const uintptr_t *)lo;
+  for (size_t i = 0; i < n; i++) top = consider(m, top, p[i], mode);
   return top;
 }
 
 /* Scan one entry, possibly pushing the rest of a long range back first. */
-static struct mark_entry *scan_entry(struct marker *m, struct mark_entry *top, char *start,
-                                     GC_word descr, bool parallel);
-static inline struct mark_entry *scan_entry(struct marker *m, struct mark_entry *top,
-                                            char *start, GC_word descr, bool parallel) {
+static ALWAYS_INLINE struct mark_entry *scan_entry(struct marker *m, struct mark_entry *top,
+                                                   char *start, GC_word descr, unsigned mode);
+static struct mark_entry *scan_indirect(struct marker *m, struct mark_entry *top, char *start,
+                                        GC_word descr);
+
+static ALWAYS_INLINE struct mark_entry *scan_entry(struct marker *m, struct mark_entry *top,
+                                                   char *start, GC_word descr, unsigned mode) {
   switch (descr & GC_DS_TAGS) {
     case GC_DS_LENGTH: {
       size_t len = descr;
@@ -143,77 +270,100 @@ static inline struct mark_entry *scan_entry(struct marker *m, struct mark_entry 
         top = push(m, top, start + SCAN_CHUNK_BYTES, len - SCAN_CHUNK_BYTES);
         len = SCAN_CHUNK_BYTES;
       }
-      return scan_words(m, top, start, start + len, parallel);
+      return scan_words(m, top, start, start + len, mode);
     }
     case GC_DS_BITMAP: {
       GC_word bits = descr & ~(GC_word)GC_DS_TAGS;
+      m->stats.candidates += (uint64_t)__builtin_popcountll(bits);
       uintptr_t *p = (uintptr_t *)start;
       for (; bits; bits <<= 1, p++)
-        if ((GC_signed_word)bits < 0) top = mark_candidate(m, top, *p, parallel);
+        if ((GC_signed_word)bits < 0) top = consider(m, top, *p, mode);
       return top;
     }
-    case GC_DS_PROC: {
-      unsigned index = (unsigned)(descr >> GC_DS_TAG_BITS) & ((1u << GC_LOG_MAX_MARK_PROCS) - 1);
-      GC_word env = descr >> (GC_DS_TAG_BITS + GC_LOG_MAX_MARK_PROCS);
-      GC_mark_proc proc = mark_procs[index];
-      if (!proc) return top;
-      return (struct mark_entry *)proc((GC_word *)start, (struct GC_ms_entry *)top,
-                                       (struct GC_ms_entry *)m->limit, env);
-    }
-    default: {   /* GC_DS_PER_OBJECT */
-      GC_signed_word where = (GC_signed_word)(descr & ~(GC_word)GC_DS_TAGS);
-      GC_word real;
-      size_t limit;
-      if (where >= 0) {
-        /* the descriptor is inside the object: scan nothing beyond it */
-        real = *(GC_word *)(start + where);
-        limit = (size_t)where;
-      } else {
-        char *type = *(char **)start;
-        if (!type) return top;                    /* not initialised yet */
-        real = *(GC_word *)(type - where - GC_INDIR_PER_OBJ_BIAS);
-        limit = GC_size(start);
-      }
-      switch (real & GC_DS_TAGS) {
-        case GC_DS_LENGTH:
-          return scan_entry(m, top, start, real > limit ? limit : real, parallel);
-        case GC_DS_BITMAP:
-          if (limit / sizeof(GC_word) < 8 * sizeof(GC_word))
-            real &= ~(~(GC_word)0 >> (limit / sizeof(GC_word))) | GC_DS_TAGS;
-          return scan_entry(m, top, start, real, parallel);
-        case GC_DS_PROC:
-          return scan_entry(m, top, start, real, parallel);
-        default:
-          return top;                             /* no descriptor chains */
-      }
-    }
+    default:
+      return scan_indirect(m, top, start, descr);
   }
 }
 
-/* Entries go from the stack through a small FIFO before they are scanned:
-   each is prefetched when it enters, so its cache miss overlaps with the
-   scanning of the entries ahead of it. */
-#define PREFETCH_FIFO_ENTRIES 16
+/* Procedures and per-object descriptors: rare, out of line, no FIFO. */
+static struct mark_entry *scan_indirect(struct marker *m, struct mark_entry *top, char *start,
+                                        GC_word descr) {
+  unsigned mode = (m->parallel ? MODE_PARALLEL : 0) | (pagehash_enabled ? MODE_HASH : 0);
+  if ((descr & GC_DS_TAGS) == GC_DS_PROC) {
+    unsigned index = (unsigned)(descr >> GC_DS_TAG_BITS) & ((1u << GC_LOG_MAX_MARK_PROCS) - 1);
+    GC_word env = descr >> (GC_DS_TAG_BITS + GC_LOG_MAX_MARK_PROCS);
+    GC_mark_proc proc = mark_procs[index];
+    if (!proc) return top;
+    bool nested = m->in_mark_proc;
+    m->in_mark_proc = true;
+    top = (struct mark_entry *)proc((GC_word *)start, (struct GC_ms_entry *)top,
+                                    (struct GC_ms_entry *)m->limit, env);
+    m->in_mark_proc = nested;
+    return top;
+  }
+  /* GC_DS_PER_OBJECT */
+  GC_signed_word where = (GC_signed_word)(descr & ~(GC_word)GC_DS_TAGS);
+  GC_word real;
+  size_t limit;
+  if (where >= 0) {
+    /* the descriptor is inside the object: scan nothing beyond it */
+    real = *(GC_word *)(start + where);
+    limit = (size_t)where;
+  } else {
+    char *type = *(char **)start;
+    if (!type) return top;                    /* not initialised yet */
+    real = *(GC_word *)(type - where - GC_INDIR_PER_OBJ_BIAS);
+    limit = GC_size(start);
+  }
+  switch (real & GC_DS_TAGS) {
+    case GC_DS_LENGTH:
+      if (real > limit) real = limit;
+      break;
+    case GC_DS_BITMAP:
+      if (limit / sizeof(GC_word) < 8 * sizeof(GC_word))
+        real &= ~(~(GC_word)0 >> (limit / sizeof(GC_word))) | GC_DS_TAGS;
+      break;
+    case GC_DS_PROC:
+      break;
+    default:
+      return top;                             /* no descriptor chains */
+  }
+  return scan_entry(m, top, start, real, mode);
+}
 
-static inline void drain(struct marker *m, bool parallel) {
+/* The marking loop: scan the top entry, whose candidates go through the
+   prefetch FIFO; when the stack runs dry, let the FIFO's entries out (each
+   may push an object). With [lo, hi) given instead, scan those root words
+   and empty the FIFO, so that the marker's any_interior applies to them. */
+static ALWAYS_INLINE void run(struct marker *m, char *lo, char *hi, const unsigned mode) {
   current_marker = m;
-  struct mark_entry fifo[PREFETCH_FIFO_ENTRIES];
-  unsigned head = 0, count = 0, until_share_check = SHARE_CHECK_INTERVAL;
   struct mark_entry *top = m->top;
+  if (lo) {
+    top = scan_words(m, top, lo, hi, mode);
+    m->top = fifo_flush(m, top, mode);
+    return;
+  }
+  unsigned until_share_check = SHARE_CHECK_INTERVAL;
+  struct mark_entry ahead[SCAN_AHEAD_MAX];     /* popped, prefetched, not yet scanned */
+  unsigned ahead_head = 0, ahead_count = 0;
   for (;;) {
-    if (top >= m->base && count < PREFETCH_FIFO_ENTRIES) {
-      struct mark_entry e = *top--;
-      __builtin_prefetch(e.start);
-      fifo[(head + count) % PREFETCH_FIFO_ENTRIES] = e;
-      count++;
-      continue;
+    struct mark_entry e;
+    if (mode & MODE_PREFETCH) {
+      while (ahead_count < scan_ahead && top >= m->base) {
+        e = *top--;
+        __builtin_prefetch(e.start);
+        ahead[(ahead_head + ahead_count++) & (SCAN_AHEAD_MAX - 1)] = e;
+      }
+      if (!ahead_count) goto stack_empty;
+      e = ahead[ahead_head];
+      ahead_head = (ahead_head + 1) & (SCAN_AHEAD_MAX - 1);
+      ahead_count--;
+    } else {
+      if (top < m->base) goto stack_empty;
+      e = *top--;
     }
-    if (count == 0) break;
-    struct mark_entry e = fifo[head];
-    head = (head + 1) % PREFETCH_FIFO_ENTRIES;
-    count--;
-    top = scan_entry(m, top, e.start, e.descr, parallel);
-    if (parallel && --until_share_check == 0) {
+    top = scan_entry(m, top, e.start, e.descr, mode);
+    if ((mode & MODE_PARALLEL) && --until_share_check == 0) {
       until_share_check = SHARE_CHECK_INTERVAL;
       if (top - m->base > 2 && markers_hungry()) {
         m->top = top;
@@ -221,20 +371,53 @@ static inline void drain(struct marker *m, bool parallel) {
         top = m->top;
       }
     }
+    continue;
+  stack_empty:
+    if (!m->fifo_count) break;
+    top = fifo_take(m, top, mode);
   }
   m->top = top;
 }
 
-void marker_drain(struct marker *m) {
-  if (m->parallel) drain(m, true);
-  else drain(m, false);
+static void read_mark_settings(void) {
+  long v;
+  if (os_env_long("BIBOP_PREFETCH", &v)) {
+    prefetch_size = v <= 0 ? 0 : v > PREFETCH_FIFO_MAX ? PREFETCH_FIFO_MAX : (unsigned)v;
+    prefetch_low = prefetch_size - prefetch_size / 4;
+  }
+  if (os_env_long("BIBOP_PREFETCH_LOW", &v) && v >= 0) prefetch_low = (unsigned)v;
+  if (prefetch_size && prefetch_low >= prefetch_size) prefetch_low = prefetch_size - 1;
+  if (os_env_long("BIBOP_PREFETCH_SCAN", &v) && v >= 1)
+    scan_ahead = v > SCAN_AHEAD_MAX ? SCAN_AHEAD_MAX : (unsigned)v;
+  size_t bytes;
+  if (os_env_size("BIBOP_MARK_STACK_MAX", &bytes) && bytes > 0) mark_stack_max = bytes;
+  if (os_env_size("BIBOP_PREFETCH_MIN_HEAP", &bytes)) prefetch_min_heap = bytes;
 }
+
+static void run_0(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 0); }
+static void run_1(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 1); }
+static void run_2(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 2); }
+static void run_3(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 3); }
+static void run_4(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 4); }
+static void run_5(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 5); }
+static void run_6(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 6); }
+static void run_7(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 7); }
+static void (*const runners[MODE_COUNT])(struct marker *, char *, char *) = {
+  run_0, run_1, run_2, run_3, run_4, run_5, run_6, run_7 };
+
+static void marker_run(struct marker *m, char *lo, char *hi) {
+  unsigned mode = (m->parallel ? MODE_PARALLEL : 0) | (prefetch_active ? MODE_PREFETCH : 0) |
+                  (pagehash_enabled ? MODE_HASH : 0);
+  runners[mode](m, lo, hi);
+}
+
+void marker_drain(struct marker *m) { marker_run(m, NULL, NULL); }
 
 void mark_drain(void) { marker_drain(&main_marker); }
 
 bool mark_word(uintptr_t w) {
   unsigned long before = main_marker.marked;
-  main_marker.top = mark_candidate(&main_marker, main_marker.top, w, main_marker.parallel);
+  main_marker.top = mark_candidate(&main_marker, main_marker.top, w);
   return main_marker.marked != before;
 }
 
@@ -256,8 +439,7 @@ static void mark_root_words(const void *lo, const void *hi, bool any_interior) {
   while (a < z) {
     uintptr_t piece = z - a > SCAN_CHUNK_BYTES ? a + SCAN_CHUNK_BYTES : z;
     m->any_interior = any_interior;
-    if (m->parallel) m->top = scan_words(m, m->top, (char *)a, (char *)piece, true);
-    else m->top = scan_words(m, m->top, (char *)a, (char *)piece, false);
+    marker_run(m, (char *)a, (char *)piece);
     m->any_interior = false;
     marker_drain(m);
     a = piece;
@@ -271,8 +453,11 @@ void mark_range(const void *lo, const void *hi) { mark_root_words(lo, hi, false)
    pointers in registers and frames). */
 void mark_range_stack(const void *lo, const void *hi) { mark_root_words(lo, hi, true); }
 
+static uint64_t mark_start_ns;
+
 void mark_clear_all(void) {
   main_marker.marked = 0;
+  memset(&main_marker.stats, 0, sizeof main_marker.stats);
   for (unsigned k = 0; k < gc.n_kinds; k++) {
     if (gc.kinds[k].uncollectable) continue;
     for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
@@ -283,6 +468,8 @@ void mark_clear_all(void) {
   }
   for (struct block *h = gc.large; h; h = h->next)
     if (!gc.kinds[h->kind].uncollectable) h->u.large.marked = 0;
+  prefetch_active = prefetch_size && arena_committed_bytes() >= prefetch_min_heap;
+  mark_start_ns = os_now_ns();
 }
 
 /* Push every live object of one small block (its set bits). */
@@ -330,16 +517,37 @@ void mark_uncollectable_roots(void) { push_objects_of(is_uncollectable); }
 void mark_recover_overflow(void) {
   while (main_marker.overflowed || markers_overflowed()) {
     main_marker.overflowed = false;
+    main_marker.stats.overflows++;
     main_marker.parallel = false;
     (void)marker_init_stack(&main_marker, main_marker.capacity * 2);
     push_objects_of(is_marked);
   }
 }
 
+void mark_stats_add(struct mark_stats *sum, struct mark_stats *one) {
+  sum->marked_bytes += one->marked_bytes;
+  sum->candidates += one->candidates;
+  sum->cand_free += one->cand_free;
+  sum->cand_static += one->cand_static;
+  sum->cand_object += one->cand_object;
+  sum->stack_growths += one->stack_growths;
+  sum->overflows += one->overflows;
+  memset(one, 0, sizeof *one);
+}
+
+/* The phase's statistics: every marker's counters summed (markers_add_stats
+   resets the helpers'; the main marker's are reset at the next start). */
 void mark_finish(void) {
   markers_finish_phase(&main_marker);
   mark_recover_overflow();
   gc.marked_objects = main_marker.marked + markers_marked_objects();
+  struct mark_stats *s = &gc.mark_stats;
+  memset(s, 0, sizeof *s);
+  mark_stats_add(s, &main_marker.stats);
+  markers_add_stats(s);
+  s->marked_objects = gc.marked_objects;
+  s->cand_not_ours = s->candidates - s->cand_free - s->cand_static - s->cand_object;
+  s->mark_ns = os_now_ns() - mark_start_ns;
 }
 
 /* ---- object-level marking for finalization (serial, after mark_finish) ---- */
@@ -392,6 +600,41 @@ void mark_from_contents(const void *obj) {
   marker_drain(&main_marker);
 }
 
+/* ---- statistics (bibop.h) --------------------------------------------------- */
+
+static double ns_per_object(const struct mark_stats *s) {
+  return s->marked_objects ? (double)s->mark_ns / (double)s->marked_objects : 0.0;
+}
+
+BIBOP_API void bibop_get_mark_stats(struct bibop_mark_stats *out) {
+  gc_ensure_init();
+  LOCK();
+  const struct mark_stats *s = &gc.mark_stats;
+  *out = (struct bibop_mark_stats){
+    .gc_no = (unsigned long)GC_gc_no,
+    .marked_objects = s->marked_objects, .marked_bytes = s->marked_bytes,
+    .candidates = s->candidates, .cand_not_ours = s->cand_not_ours,
+    .cand_free = s->cand_free, .cand_static = s->cand_static, .cand_object = s->cand_object,
+    .mark_ns = s->mark_ns, .ns_per_object = ns_per_object(s),
+    .heap_bytes = arena_committed_bytes(),
+  };
+  UNLOCK();
+  out->huge_page_bytes = pt_heap_huge_page_bytes();
+}
+
+/* The marking part of the GC_PRINT_STATS line (collect.c). */
+void mark_print_stats(FILE *out) {
+  const struct mark_stats *s = &gc.mark_stats;
+  fprintf(out,
+          "bibop: mark: %llu objects, %llu KiB, %.3f ms, %.1f ns/object; candidates %llu: "
+          "not ours %llu, free %llu, static %llu, object %llu; huge pages %zu KiB\n",
+          (unsigned long long)s->marked_objects, (unsigned long long)(s->marked_bytes >> 10),
+          s->mark_ns / 1e6, ns_per_object(s), (unsigned long long)s->candidates,
+          (unsigned long long)s->cand_not_ours, (unsigned long long)s->cand_free,
+          (unsigned long long)s->cand_static, (unsigned long long)s->cand_object,
+          pt_heap_huge_page_bytes() >> 10);
+}
+
 /* ---- gc_mark.h: what client mark procedures and root pushers call ---------- */
 
 void marker_signal_overflow(void) {
@@ -404,8 +647,7 @@ GC_API struct GC_ms_entry *GC_mark_and_push(void *obj, struct GC_ms_entry *msp,
   (void)msl;   /* the marker's own limit is the same one */
   struct marker *m = current_marker;
   if (!m) return msp;
-  return (struct GC_ms_entry *)mark_candidate(m, (struct mark_entry *)msp, (uintptr_t)obj,
-                                              m->parallel);
+  return (struct GC_ms_entry *)mark_candidate(m, (struct mark_entry *)msp, (uintptr_t)obj);
 }
 
 GC_API int GC_is_marked(const void *p) {
@@ -442,7 +684,7 @@ void mark_from_contents_except_self(const void *obj) {
   const uintptr_t *w = obj;
   for (size_t i = 0; i < d / sizeof(uintptr_t); i++) {
     if (w[i] >= lo && w[i] < hi) continue;
-    main_marker.top = mark_candidate(&main_marker, main_marker.top, w[i], false);
+    main_marker.top = mark_candidate(&main_marker, main_marker.top, w[i]);
     marker_drain(&main_marker);
   }
 }

@@ -200,6 +200,10 @@ unsigned long markers_marked_objects(void) {
   return n;
 }
 
+void markers_add_stats(struct mark_stats *sum) {
+  for (int i = 0; i < helpers_running; i++) mark_stats_add(sum, &helper_markers[i].stats);
+}
+
 /* The child of a fork has no helper threads; they start again when needed. */
 void markers_after_fork(void) {
   pthread_mutex_init(&pool_lock, NULL);

@@ -6,32 +6,88 @@
  * removed (regions are reserved for the life of the process), so a reader
  * needs no lock: it sees NULL or a descriptor array that stays valid.
  * Static and foreign ranges registered through bibop.h are kept in a small
- * sorted table consulted only when classifying for the user and when
- * choosing roots, never in the marking loop: a word that is not in a region
- * of ours is skipped by the marker after one load whatever it points to.
+ * sorted table consulted when classifying for the user and when choosing
+ * roots. Static ranges are also entered in the page table itself, so that
+ * the marker recognises them from the page-table entry and skips them
+ * without touching the static data: a slot (256 MiB) holding static ranges
+ * gets a descriptor array of its own (at an odd multiple of 4 MiB, region
+ * base NULL, every descriptor UNUSED and never written) and a bitmap of
+ * its pages that are in static ranges, for the statistics. Pages are
+ * whole 4 KiB: the words around a range that shares a page count as static
+ * too, which only matters to the statistics (both are skipped).
+ * A static range never shares a slot with a heap region (pt_range_add
+ * refuses it), and a region reserved later cannot overlap mapped data.
+ * Also: the heap's huge-page backing, read from /proc/self/smaps.
  */
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct block *pt_table[PT_ENTRIES];
 
 static struct meta_vec ranges = { .item_size = sizeof(struct pt_range) };  /* sorted by lo */
 
-void pt_init(void) {}
+void pt_init(void) {
+  long v;
+  if (os_env_long("BIBOP_PAGEHASH", &v) && v != 0) pagehash_enabled = true;
+}
+
+/* A zeroed descriptor array (every block UNUSED) with its info page just
+   below it, at an even multiple of 4 MiB for a heap region and an odd one
+   for a static-only slot (pt_is_static_desc). Reserve three array sizes
+   aligned to two, keep the array and its info page, give the rest back. */
+static struct block *new_descriptor_array(bool static_only) {
+  const size_t A = DESCRIPTOR_ARRAY_BYTES;
+  char *map = os_map_noreserve(3 * A, 2 * A);
+  if (!map) return NULL;
+  char *array = map + (static_only ? A : 2 * A);
+  os_unmap(map, (size_t)(array - map) - REGION_INFO_BYTES);
+  if (static_only) os_unmap(array + A, A);
+  return (struct block *)array;
+}
 
 struct block *pt_add_region(char *base) {
-  /* Reserve twice the array so that a 4 MiB-aligned array with the info
-     page just below it fits; give the unused head back. */
-  char *map = os_map_noreserve(2 * DESCRIPTOR_ARRAY_BYTES, DESCRIPTOR_ARRAY_BYTES);
-  if (!map) return NULL;
-  char *array = map + DESCRIPTOR_ARRAY_BYTES;
-  os_unmap(map, DESCRIPTOR_ARRAY_BYTES - REGION_INFO_BYTES);
-  struct block *blocks = (struct block *)array;
+  /* A static-only array already in the slot (its ranges then were not
+     mapped memory) is replaced: the heap's pages are not static. */
+  struct block **slot = &pt_table[(uintptr_t)base >> REGION_SHIFT];
+  struct block *blocks = new_descriptor_array(false);
+  if (!blocks) return NULL;
   pt_region_info(blocks)->base = base;
-  __atomic_store_n(&pt_table[(uintptr_t)base >> REGION_SHIFT], blocks, __ATOMIC_RELEASE);
+  if (pagehash_enabled)
+    for (size_t i = 0; i < BLOCKS_PER_REGION; i++)
+      pagehash_insert((uintptr_t)base + (i << BLOCK_SHIFT), &blocks[i]);
+  __atomic_store_n(slot, blocks, __ATOMIC_RELEASE);
   return blocks;
+}
+
+/* Mark the pages of [lo, hi) (a static range) as static or not in their
+   slots' bitmaps, creating static-only arrays as needed. False if memory
+   is refused (the range then stays a plain unknown address to the marker). */
+static bool describe_static_pages(uintptr_t lo, uintptr_t hi, bool is_static) {
+  for (uintptr_t page = lo & ~(uintptr_t)(BLOCK_BYTES - 1); page < hi; page += BLOCK_BYTES) {
+    if (page >> ADDRESS_BITS) return true;
+    struct block **slot = &pt_table[page >> REGION_SHIFT];
+    if (!*slot) {
+      if (!is_static) continue;
+      struct block *blocks = new_descriptor_array(true);
+      if (!blocks) return false;
+      uint64_t *bits = meta_alloc(BLOCKS_PER_REGION / 8);
+      if (!bits) return false;   /* the array stays unused in this process */
+      pt_region_info(blocks)->static_pages = bits;
+      __atomic_store_n(slot, blocks, __ATOMIC_RELEASE);
+    }
+    if (pt_is_heap_array(*slot)) continue;   /* never: refused at registration */
+    uint64_t *bits = pt_region_info(*slot)->static_pages;
+    size_t i = (page >> BLOCK_SHIFT) & (BLOCKS_PER_REGION - 1);
+    if (is_static) bits[i / 64] |= (uint64_t)1 << (i % 64);
+    else bits[i / 64] &= ~((uint64_t)1 << (i % 64));
+    if (is_static && pagehash_enabled) pagehash_insert(page, &(*slot)[i]);
+  }
+  return true;
 }
 
 /* Forget the descriptors of whole chunks: their pages go back to the OS and
@@ -56,6 +112,7 @@ int pt_range_add(uintptr_t lo, uintptr_t hi, bibop_addr_class cls) {
   if (hi <= lo || range_overlaps(lo, hi)) { errno = EINVAL; return -1; }
   struct pt_range r = { lo, hi, cls };
   if (!meta_vec_push(&ranges, &r)) { errno = ENOMEM; return -1; }
+  if (cls == BIBOP_ADDR_STATIC) (void)describe_static_pages(lo, hi, true);
   __atomic_store_n(&pt_range_count, ranges.count, __ATOMIC_RELEASE);
   struct pt_range *v = ranges.items;
   size_t i = ranges.count - 1;
@@ -66,8 +123,19 @@ int pt_range_add(uintptr_t lo, uintptr_t hi, bibop_addr_class cls) {
 
 int pt_range_remove(uintptr_t lo) {
   for (size_t i = 0; i < ranges.count; i++) {
-    if (META_VEC_AT(&ranges, struct pt_range, i).lo == lo) {
+    struct pt_range r = META_VEC_AT(&ranges, struct pt_range, i);
+    if (r.lo == lo) {
       meta_vec_remove(&ranges, i);
+      if (r.cls == BIBOP_ADDR_STATIC) {
+        /* Clear its pages, then describe again the static ranges that
+           shared a page with it. */
+        (void)describe_static_pages(r.lo, r.hi, false);
+        for (size_t j = 0; j < ranges.count; j++) {
+          struct pt_range *o = &META_VEC_AT(&ranges, struct pt_range, j);
+          if (o->cls == BIBOP_ADDR_STATIC && o->lo < r.hi + BLOCK_BYTES && r.lo < o->hi + BLOCK_BYTES)
+            (void)describe_static_pages(o->lo, o->hi, true);
+        }
+      }
       __atomic_store_n(&pt_range_count, ranges.count, __ATOMIC_RELEASE);
       return 0;
     }
@@ -92,3 +160,56 @@ bibop_addr_class pt_range_classify(uintptr_t w) {
 const struct meta_vec *pt_ranges(void) { return &ranges; }
 
 size_t pt_range_count;   /* read without the lock by bibop_classify */
+
+/* ---- huge pages ------------------------------------------------------------ */
+
+/* Parse a hexadecimal number at *p, advancing it. */
+static uintptr_t parse_hex(const char **p) {
+  uintptr_t v = 0;
+  for (;; (*p)++) {
+    char c = **p;
+    if (c >= '0' && c <= '9') v = v * 16 + (uintptr_t)(c - '0');
+    else if (c >= 'a' && c <= 'f') v = v * 16 + (uintptr_t)(c - 'a' + 10);
+    else return v;
+  }
+}
+
+/* One line of smaps: a mapping header ("lo-hi perms ...") starts a mapping;
+   "AnonHugePages: N kB" counts if the current mapping is the heap's. */
+static void smaps_line(const char *line, bool *in_heap, size_t *bytes) {
+  static const char key[] = "AnonHugePages:";
+  if (!strncmp(line, key, sizeof key - 1)) {
+    if (*in_heap) *bytes += (size_t)strtoull(line + sizeof key - 1, NULL, 10) << 10;
+    return;
+  }
+  const char *p = line;
+  uintptr_t lo = parse_hex(&p);
+  if (p != line && *p == '-') *in_heap = arena_contains(lo);
+}
+
+/* Read with open/read and a stack buffer: no malloc, so callable from a
+   GC_PRINT_STATS line whatever the other threads were doing. */
+size_t pt_heap_huge_page_bytes(void) {
+  int fd = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[8192];
+  size_t have = 0, bytes = 0;
+  bool in_heap = false;
+  for (;;) {
+    ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
+    if (n <= 0) break;
+    have += (size_t)n;
+    buf[have] = '\0';
+    char *line = buf, *nl;
+    while ((nl = strchr(line, '\n'))) {
+      *nl = '\0';
+      smaps_line(line, &in_heap, &bytes);
+      line = nl + 1;
+    }
+    have = (size_t)(buf + have - line);
+    memmove(buf, line, have);
+    if (have == sizeof buf - 1) have = 0;   /* a line longer than the buffer: drop it */
+  }
+  close(fd);
+  return bytes;
+}

@@ -1,7 +1,7 @@
 /* unit_mark.c: the marker (mark.c). Mark stack overflow recovery: a "comb"
  * (a list of 2 KiB nodes, each holding 254 leaf pointers before the next
  * pointer, so a LIFO mark stack keeps most of each node's leaves pending
- * while it follows the list, even behind a small prefetch FIFO) of 4,000
+ * while it follows the list; run with the prefetch FIFO off) of 4,000
  * nodes needs about a million entries in one collection, far more than the
  * initial 65,536; the test sees the mark stack grow (the process's mapped
  * size) and every object survive intact.
@@ -348,6 +348,15 @@ static void check_descriptors_bulk(void) {
 }
 
 int main(void) {
+  /* The comb overflows a LIFO stack: a node's leaves are pushed before its
+     next pointer is followed. The prefetch FIFO delays every candidate by
+     a few dozen words, so the next pointer is followed only after the
+     node's leaves have been scanned and the stack stays small; overflow is
+     exercised with the FIFO off (bibop reads this at init). */
+  setenv("BIBOP_PREFETCH", "0", 1);
+  /* The stack grows in place up to this many entries; beyond, entries are
+     dropped and recovered by rescanning: the path under test here. */
+  setenv("BIBOP_MARK_STACK_MAX", "65536", 1);
   GC_init();
   check_overflow_public();
   check_exact_marking();

@@ -1,0 +1,32 @@
+/* bench_gc.h: which collector a benchmark is built against. Define exactly
+ * one of BIBOP (bibop's gc.h and bibop.h, linked to libbibop) or STOCK
+ * (Debian's libgc1 headers from /usr/include/gc, its library by full path);
+ * VARIANT names it in the output. The stock build refuses to compile if
+ * bibop's include directory is reachable, so it can never measure bibop by
+ * mistake. (Older benchmarks carry a copy of this block; new ones include
+ * this header.) */
+#ifndef BENCH_GC_H
+#define BENCH_GC_H
+
+#if (defined(BIBOP) + defined(STOCK)) != 1
+# error "define exactly one of BIBOP, STOCK"
+#endif
+#if defined(BIBOP)
+# ifdef BENCH_GC_IN_SUBDIR   /* bibop ships include/gc/gc.h only */
+#  include <gc/gc.h>
+# else
+#  include <gc.h>
+# endif
+# include <bibop.h>
+# define VARIANT "bibop"
+#else
+# if defined(__has_include)
+#  if __has_include(<bibop.h>)
+#   error "bibop's include directory is on the stock build's include path"
+#  endif
+# endif
+# include <gc.h>
+# define VARIANT "stock"
+#endif
+
+#endif /* BENCH_GC_H */
