@@ -144,7 +144,6 @@ void alloc_before_mark(void) {
 static void reclaim_window(struct cursor *c) {
   if (!c->blk || gc.kinds[c->blk->kind].uncollectable) return;
   uint64_t *word = &c->blk->u.mark[c->word];
-  c->blk->n_marks += (uint16_t)__builtin_popcountll(c->claimed & ~*word);
   *word |= c->claimed;
 }
 

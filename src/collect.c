@@ -157,10 +157,11 @@ static void sweep_setup(size_t *live_ptr, size_t *live_atomic) {
       struct block **link = &cls->blocks;
       while (*link) {
         struct block *b = *link;
-        size_t in_use = kind->uncollectable
-            ? (size_t)(__builtin_popcountll(b->u.mark[0]) + __builtin_popcountll(b->u.mark[1]) +
-                       __builtin_popcountll(b->u.mark[2]) + __builtin_popcountll(b->u.mark[3]))
-            : b->n_marks;
+        /* Counted here rather than while marking: a per-block counter
+           needs an atomic add per marked object when markers run in
+           parallel. */
+        size_t in_use = 0;
+        for (unsigned w = 0; w < MARK_WORDS; w++) in_use += (size_t)__builtin_popcountll(b->u.mark[w]);
         if (in_use == 0) {
           *link = b->next;
           alloc_forget_block(b);

@@ -386,10 +386,7 @@ void debug_report_leaks(void) {
             /* A free slot that a stray pointer marked is still free: in leak
                mode it must not come back as an allocated object. */
             uint64_t stray = b->u.mark[w] & ~saved_bits[row][w];
-            if (stray) {
-              b->u.mark[w] &= ~stray;
-              b->n_marks -= (uint16_t)__builtin_popcountll(stray);
-            }
+            b->u.mark[w] &= ~stray;
             uint64_t leaked = saved_bits[row][w] & ~b->u.mark[w];
             while (leaked) {
               unsigned i = w * 64 + (unsigned)__builtin_ctzll(leaked);

@@ -135,7 +135,6 @@ struct block {
   uint8_t kind;
   uint16_t granules;   /* SMALL: object size in granules */
   uint16_t nobjs;      /* SMALL: objects in the block */
-  uint16_t n_marks;    /* SMALL: bits set by the last marking */
   uint32_t obj_bytes;  /* SMALL: object size in bytes */
   uint32_t recip;      /* SMALL: ceil(2^32 / obj_bytes), for object index */
   union {

@@ -173,8 +173,6 @@ static ALWAYS_INLINE struct mark_entry *mark_resolved(struct marker *m, struct m
     m->stats.cand_object++;
     if (k->uncollectable) return top;      /* live ones are roots; free slots stay free */
     if (!set_mark_bit(&b->u.mark[i >> 6], (uint64_t)1 << (i & 63), parallel)) return top;
-    if (parallel) __atomic_fetch_add(&b->n_marks, 1, __ATOMIC_RELAXED);
-    else b->n_marks++;
     m->marked++;
     m->stats.marked_bytes += b->obj_bytes;
     if (!k->pointer_free)
@@ -463,7 +461,6 @@ void mark_clear_all(void) {
     for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
       for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) {
         memset(b->u.mark, 0, sizeof b->u.mark);
-        b->n_marks = 0;
       }
   }
   for (struct block *h = gc.large; h; h = h->next)
@@ -578,17 +575,16 @@ bool mark_is_marked(const void *obj) {
   return word && (*word & bit);
 }
 
-/* Set or clear obj's mark bit without scanning it (n_marks follows). */
+/* Set or clear obj's mark bit without scanning it. */
 void mark_set_bit(const void *obj, bool on) {
   uint64_t bit;
   struct block *b;
   uint64_t *word = mark_bit_of(obj, &bit, &b);
   if (!word) return;
   /* Atomic: client code may call this while helper markers run. */
-  uint64_t old = on ? __atomic_fetch_or(word, bit, __ATOMIC_RELAXED)
-                    : __atomic_fetch_and(word, ~bit, __ATOMIC_RELAXED);
-  if (!(old & bit) == !on || b->state != BLOCK_SMALL) return;
-  __atomic_fetch_add(&b->n_marks, on ? 1 : (uint16_t)-1, __ATOMIC_RELAXED);
+  if (on) __atomic_fetch_or(word, bit, __ATOMIC_RELAXED);
+  else __atomic_fetch_and(word, ~bit, __ATOMIC_RELAXED);
+  (void)b;
 }
 
 /* Mark everything reachable from obj's contents, not obj itself. */
