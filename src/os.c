@@ -44,9 +44,12 @@ void *os_map_noreserve(size_t bytes, size_t align) {
   return map_aligned(bytes, align, NULL, PROT_READ | PROT_WRITE, 0);
 }
 
+/* huge: ask for Transparent Huge Pages; otherwise refuse them explicitly,
+   since a system in THP "always" mode would use them anyway (advice only:
+   either may be ignored). */
 bool os_commit(void *p, size_t bytes, bool huge) {
   if (mprotect(p, bytes, PROT_READ | PROT_WRITE) != 0) return false;
-  if (huge) (void)madvise(p, bytes, MADV_HUGEPAGE);   /* advice: may be refused */
+  (void)madvise(p, bytes, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
   return true;
 }
 
