@@ -267,12 +267,18 @@ GC_API int GC_is_heap_ptr(const void *p) {
 
 /* ---- bibop.h ---------------------------------------------------------------------- */
 
+/* The range table changes under the allocation lock and ranges_lock
+   (taken in that order); bibop_classify reads it under ranges_lock alone,
+   so a mark procedure may call it while the collector holds the
+   allocation lock. */
+static pthread_mutex_t ranges_lock = PTHREAD_MUTEX_INITIALIZER;
+
 BIBOP_API bibop_addr_class bibop_classify(const void *addr) {
   bibop_addr_class c = pt_classify_heap((uintptr_t)addr);
   if (c != BIBOP_ADDR_UNKNOWN || !__atomic_load_n(&pt_range_count, __ATOMIC_ACQUIRE)) return c;
-  LOCK();
+  pthread_mutex_lock(&ranges_lock);
   c = pt_range_classify((uintptr_t)addr);
-  UNLOCK();
+  pthread_mutex_unlock(&ranges_lock);
   return c;
 }
 
@@ -281,7 +287,9 @@ static int register_range(const void *start, size_t len, bibop_addr_class cls) {
   uintptr_t lo = (uintptr_t)start;
   if (len == 0 || lo + len < lo) { errno = EINVAL; return -1; }
   LOCK();
+  pthread_mutex_lock(&ranges_lock);
   int r = pt_range_add(lo, lo + len, cls);
+  pthread_mutex_unlock(&ranges_lock);
   UNLOCK();
   return r;
 }
@@ -297,7 +305,9 @@ BIBOP_API int bibop_register_foreign(const void *start, size_t len) {
 BIBOP_API int bibop_unregister_range(const void *start) {
   gc_ensure_init();
   LOCK();
+  pthread_mutex_lock(&ranges_lock);
   int r = pt_range_remove((uintptr_t)start);
+  pthread_mutex_unlock(&ranges_lock);
   UNLOCK();
   return r;
 }
