@@ -43,8 +43,10 @@ BIBOP_API bibop_addr_class bibop_classify(const void *addr);
    range. */
 BIBOP_API int bibop_register_static(const void *start, size_t len);
 
-/* Register [start, start+len) as foreign memory: explicitly not ours.
-   Same return convention as bibop_register_static. */
+/* Register [start, start+len) as foreign memory: explicitly not ours. Only
+   a label for bibop_classify: root scanning is unchanged (a foreign range
+   inside a scanned data segment is still scanned). Same return convention
+   as bibop_register_static. */
 BIBOP_API int bibop_register_foreign(const void *start, size_t len);
 
 /* Forget a range registered by either call above, given its start.
