@@ -11,7 +11,7 @@
 #   bibop           as built: one-load page table, prefetching, THP
 #   bibop-nopf      BIBOP_PREFETCH=0 (both prefetch FIFOs off)
 #   bibop-hash      BIBOP_PAGEHASH=1 (OCaml-4-style hash page table)
-#   bibop-nothp     BIBOP_THP=0 (no MADV_HUGEPAGE on the heap)
+#   bibop-nothp     BIBOP_THP=0 (MADV_NOHUGEPAGE on the heap)
 #   stock           Debian libgc1 8.2.2, same program, same heap shape
 #   limit           markheap_bibop -L: independent random loads over an
 #                   array as large as the heap (ns per load)
