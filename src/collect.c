@@ -18,6 +18,7 @@
  * collections are decommitted.
  */
 #include "internal.h"
+#include "trace.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -120,6 +121,7 @@ static void init_locked(void) {
   kinds_init();
   svector_init();
   read_environment();
+  trace_init();
   gc.extra_bytes = GC_all_interior_pointers ? 1 : 0;
   debug_init();
   if (gc.max_heap && gc.heap_budget > gc.max_heap) gc.heap_budget = gc.max_heap;
@@ -264,6 +266,10 @@ void gc_collect_locked(const char *reason) {
   gc.collecting = false;
   notify(GC_EVENT_END);
   pthread_setcancelstate(cancel_state, NULL);
+  trace_collection(&(struct trace_record){ .gc = GC_gc_no, .start_ns = t0, .end_ns = t0 + pause,
+      .reason = reason, .heap_bytes = gc.heap_budget, .live_bytes = live,
+      .external_bytes = atomic_load(&external_live), .marked_objects = gc.marked_objects,
+      .marked_bytes = live });
   if (gc.dump_regularly) gc_dump_locked(gc_log());
   if (gc.print_stats)
     fprintf(gc_log(),
