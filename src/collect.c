@@ -269,7 +269,7 @@ void gc_collect_locked(const char *reason) {
   trace_collection(&(struct trace_record){ .gc = GC_gc_no, .start_ns = t0, .end_ns = t0 + pause,
       .reason = reason, .heap_bytes = gc.heap_budget, .live_bytes = live,
       .external_bytes = atomic_load(&external_live), .marked_objects = gc.marked_objects,
-      .marked_bytes = live });
+      .marked_bytes = gc.mark_stats.marked_bytes, .mark = &gc.mark_stats });
   if (gc.dump_regularly) gc_dump_locked(gc_log());
   if (gc.print_stats)
     fprintf(gc_log(),

@@ -73,10 +73,15 @@ void trace_collection(const struct trace_record *r) {
   int len = snprintf(line, sizeof line,
       "{\"type\":\"gc\",\"gc\":%lu,\"start_ns\":%llu,\"end_ns\":%llu,\"pause_ns\":%llu,"
       "\"reason\":\"%s\",\"heap_bytes\":%zu,\"live_bytes\":%zu,\"external_bytes\":%zu,"
-      "\"marked_objects\":%lu,\"marked_bytes\":%zu}\n",
+      "\"marked_objects\":%lu,\"marked_bytes\":%zu,\"candidates\":%llu,"
+      "\"cand_not_ours\":%llu,\"cand_free\":%llu,\"cand_static\":%llu,\"cand_object\":%llu,"
+      "\"mark_ns\":%llu}\n",
       r->gc, (unsigned long long)start, (unsigned long long)end,
       (unsigned long long)(end - start), reason, r->heap_bytes, r->live_bytes,
-      r->external_bytes, r->marked_objects, r->marked_bytes);
+      r->external_bytes, r->marked_objects, r->marked_bytes,
+      (unsigned long long)r->mark->candidates, (unsigned long long)r->mark->cand_not_ours,
+      (unsigned long long)r->mark->cand_free, (unsigned long long)r->mark->cand_static,
+      (unsigned long long)r->mark->cand_object, (unsigned long long)r->mark->mark_ns);
   trace_write_line(line, len);
 }
 

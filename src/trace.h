@@ -19,6 +19,7 @@ struct trace_record {
   size_t external_bytes;        /* external memory reported and live */
   unsigned long marked_objects;
   size_t marked_bytes;
+  const struct mark_stats *mark;  /* candidate words and how each was classified */
 };
 
 /* Opens BIBOP_TRACE (truncated) and registers the exit record; called once,
