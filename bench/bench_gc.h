@@ -3,8 +3,8 @@
  * (Debian's libgc1 headers from /usr/include/gc, its library by full path);
  * VARIANT names it in the output. The stock build refuses to compile if
  * bibop's include directory is reachable, so it can never measure bibop by
- * mistake. (Older benchmarks carry a copy of this block; new ones include
- * this header.) */
+ * mistake. Define GC_THREADS before including it where needed. (gcbench.c
+ * and mt_gcbench.c, which also have a MALLOC build, keep their own block.) */
 #ifndef BENCH_GC_H
 #define BENCH_GC_H
 

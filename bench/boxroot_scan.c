@@ -36,28 +36,11 @@
 #include <string.h>
 #include <time.h>
 
-#if (defined(BIBOP) + defined(STOCK)) != 1
-# error "define exactly one of BIBOP, STOCK"
-#endif
-
-#if defined(BIBOP)
-# ifdef BENCH_GC_IN_SUBDIR
-#  include <gc/gc.h>
-# else
-#  include <gc.h>
-# endif
-# include <bibop.h>
+#include "bench_gc.h"
+#ifdef BIBOP
 # include <boxroot.h>
-# define COLLECTOR "bibop"
-#else
-# if defined(__has_include)
-#  if __has_include(<bibop.h>)
-#   error "bibop's include directory is on the stock build's include path"
-#  endif
-# endif
-# include <gc.h>
-# define COLLECTOR "stock"
 #endif
+#define COLLECTOR VARIANT
 
 static void die(const char *msg, long a, long b)
 {

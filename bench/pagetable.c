@@ -34,27 +34,7 @@
 #include <string.h>
 #include <time.h>
 
-#if (defined(BIBOP) + defined(STOCK)) != 1
-# error "define exactly one of BIBOP, STOCK"
-#endif
-
-#if defined(BIBOP)
-# ifdef BENCH_GC_IN_SUBDIR   /* bibop ships include/gc/gc.h only */
-#  include <gc/gc.h>
-# else
-#  include <gc.h>
-# endif
-# include <bibop.h>
-# define VARIANT "bibop"
-#else
-# if defined(__has_include)
-#  if __has_include(<bibop.h>)
-#   error "bibop's include directory is on the stock build's include path"
-#  endif
-# endif
-# include <gc.h>
-# define VARIANT "stock"
-#endif
+#include "bench_gc.h"
 
 /* ---- random numbers (splitmix64, fixed seed: runs are reproducible) ---- */
 

@@ -58,31 +58,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#if (defined(BIBOP) + defined(STOCK)) != 1
-# error "define exactly one of BIBOP, STOCK"
-#endif
-
 #ifndef GC_THREADS
 # define GC_THREADS
 #endif
 
-#if defined(BIBOP)
-# ifdef BENCH_GC_IN_SUBDIR   /* bibop ships include/gc/gc.h only */
-#  include <gc/gc.h>
-# else
-#  include <gc.h>
-# endif
-# include <bibop.h>   /* only in bibop's include dir: proves which tree */
-# define VARIANT "bibop"
-#else
-# if defined(__has_include)
-#  if __has_include(<bibop.h>)
-#   error "bibop's include directory is on the stock build's include path"
-#  endif
-# endif
-# include <gc.h>
-# define VARIANT "stock"
-#endif
+#include "bench_gc.h"
 
 #include <pthread.h>   /* after <gc.h>: pthread_create is GC_pthread_create */
 

@@ -79,27 +79,8 @@
 #include <string.h>
 #include <time.h>
 
-#if (defined(BIBOP) + defined(STOCK)) != 1
-# error "define exactly one of BIBOP, STOCK"
-#endif
-
-#if defined(BIBOP)
-# ifdef BENCH_GC_IN_SUBDIR
-#  include <gc/gc.h>
-# else
-#  include <gc.h>
-# endif
-# include <bibop.h>
-# define LIB "bibop"
-#else
-# if defined(__has_include)
-#  if __has_include(<bibop.h>)
-#   error "bibop's include directory is on the stock build's include path"
-#  endif
-# endif
-# include <gc.h>
-# define LIB "stock"
-#endif
+#include "bench_gc.h"
+#define LIB VARIANT
 
 typedef unsigned long word;
 #define INLINE static inline __attribute__((always_inline))

@@ -401,6 +401,7 @@ BIBOP_INTERNAL struct gc_thread *threads_self(void);
 BIBOP_INTERNAL void stopworld_init(void);
 BIBOP_INTERNAL void stopworld_stop(void);
 BIBOP_INTERNAL void stopworld_start(void);
+BIBOP_INTERNAL void stopworld_suspend_one(struct gc_thread *t);   /* GC_suspend_thread */
 BIBOP_INTERNAL int stopworld_suspend_signal(void);
 BIBOP_INTERNAL int stopworld_restart_signal(void);
 

@@ -139,6 +139,24 @@ static void wait_for_acks(unsigned long epoch, bool resuming, int sig) {
   }
 }
 
+/* Under the lock: signal t (suspend_requested set) and wait until it waits
+   in the handler, re-sending like wait_for_acks. A thread that has gone
+   meanwhile ends the wait. */
+void stopworld_suspend_one(struct gc_thread *t) {
+  uint64_t start = os_now_ns(), resent = start;
+  if (pthread_kill(t->id, suspend_signal) != 0) return;
+  while (!__atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE)) {
+    struct timespec pause = {0, 100 * 1000};
+    nanosleep(&pause, NULL);
+    uint64_t now = os_now_ns();
+    if (now - resent >= RESEND_NS) {
+      if (pthread_kill(t->id, suspend_signal) != 0) return;
+      resent = now;
+    }
+    if (now - start >= GIVE_UP_NS) gc_abort("bibop: GC_suspend_thread: the thread does not answer the suspend signal");
+  }
+}
+
 /* Posts left from an earlier handshake (a late answer to a re-sent
    signal) must not count in this one. */
 static void drain_acks(void) {

@@ -29,7 +29,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 static __thread struct gc_thread *tl_thread __attribute__((tls_model("initial-exec")));
@@ -388,24 +387,6 @@ static struct gc_thread *find_locked(pthread_t id) {
   return NULL;
 }
 
-/* Under the lock: signal t and wait until it waits in the suspend handler.
-   A thread that has gone meanwhile ends the wait. */
-static void suspend_other_locked(struct gc_thread *t) {
-  uint64_t start = os_now_ns(), resent = start;
-  if (pthread_kill(t->id, stopworld_suspend_signal()) != 0) return;
-  while (!__atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE)) {
-    struct timespec pause = {0, 100 * 1000};
-    nanosleep(&pause, NULL);
-    uint64_t now = os_now_ns();
-    if (now - resent >= 20 * 1000 * 1000) {
-      if (pthread_kill(t->id, stopworld_suspend_signal()) != 0) return;
-      resent = now;
-    }
-    if (now - start >= 60 * 1000 * 1000 * 1000ull)
-      gc_abort("bibop: GC_suspend_thread: the thread does not answer the suspend signal");
-  }
-}
-
 /* A thread in a blocking section is suspended when it leaves it; the
    calling thread suspends itself until another resumes it. No count: one
    GC_resume_thread undoes any number of GC_suspend_thread. */
@@ -419,7 +400,7 @@ GC_API void GC_suspend_thread(GC_SUSPEND_THREAD_ID thread) {
   }
   __atomic_store_n(&t->suspend_requested, true, __ATOMIC_RELEASE);
   bool self = t == tl_thread;
-  if (!self && !t->blocking) suspend_other_locked(t);
+  if (!self && !t->blocking) stopworld_suspend_one(t);
   UNLOCK();
   if (self) pthread_kill(pthread_self(), stopworld_suspend_signal());
 }
