@@ -18,7 +18,14 @@
  * list with a compare-and-swap; the owner takes the whole remote list when
  * its local one runs dry. Changing pools, adopting orphans (pools of exited
  * threads) and freeing pools happen under the allocation lock.
- * Unregistered threads create under the lock from a shared pool owner.
+ * Unregistered threads create from a shared pool owner (shared_local) under
+ * their own small lock, shared_lock, not the allocation lock: a collection
+ * holds the allocation lock throughout, and holds shared_lock only while it
+ * scans the pools, so a thread unknown to the collector is not starved by a
+ * program that collects in a loop. Such a creation is ordered before or
+ * after the whole pool scan; its value came from a root (an unregistered
+ * thread cannot hold a value any other way), so it is marked either way.
+ * Lock order: the allocation lock, then shared_lock.
  *
  * FREEING POOLS. A pool with no live root is unmapped by a collection if it
  * is an orphan, or (world stopped) if it is not its owner's current pool: an
@@ -59,11 +66,13 @@ _Static_assert(offsetof(struct pool, head) == 0, "the fast paths see the header 
 
 BOXROOT_API __thread struct boxroot_local_ boxroot_local_ __attribute__((tls_model("initial-exec")));
 
-/* All below under the lock, except deletions_unregistered (atomic). */
+/* All below under the lock, except deletions_unregistered (atomic) and
+   shared_local's pool and counts (shared_lock). */
 static struct pool *all_pools;
 static size_t pool_count;
 static struct boxroot_local_ *linked;        /* threads with counts */
 static struct boxroot_local_ shared_local;   /* unregistered threads' creations */
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The current pool of a linked thread before it has one: always empty, so
    "live < limit implies a current pool to pop from" holds for the fast path. */
 static struct boxroot_pool_head_ no_pool = { .free = (void **)&no_pool };
@@ -134,14 +143,15 @@ static long total_live_locked(void) {
 static void peak_share_headroom_locked(long total, struct boxroot_local_ *me) {
   if (total > (long)peak_live) peak_live = (size_t)total;
   long headroom = (long)peak_live - total;
-  long threads = 0;
+  long threads = 1;   /* shared_local, the unregistered threads' share */
   for (struct boxroot_local_ *l = linked; l; l = l->next) threads++;
-  long share = threads ? headroom / threads : 0;
-  for (struct boxroot_local_ *l = linked; l; l = l->next) {
-    long extra = l == me ? headroom - share * (threads - 1) : share;
-    BOXROOT_STORE_(l->limit, BOXROOT_LOAD_(l->live) + extra);
-  }
-  if (me) BOXROOT_STORE_(me->limit, BOXROOT_LOAD_(me->limit) + 1);   /* the creation itself */
+  long share = headroom / threads;
+  long mine = headroom - share * (threads - 1);
+  for (struct boxroot_local_ *l = linked; l; l = l->next)
+    BOXROOT_STORE_(l->limit, BOXROOT_LOAD_(l->live) + (l == me ? mine : share));
+  struct boxroot_local_ *s = &shared_local;
+  BOXROOT_STORE_(s->limit, BOXROOT_LOAD_(s->live) + (s == me ? mine : share));
+  BOXROOT_STORE_(me->limit, BOXROOT_LOAD_(me->limit) + 1);   /* the creation itself */
 }
 
 /* ---- pools (under the lock) -------------------------------------------------- */
@@ -216,14 +226,43 @@ static void **pop_cell_locked(struct boxroot_local_ *l, void *v) {
 
 /* ---- the slow paths --------------------------------------------------------- */
 
+/* An unregistered thread's creation: from the shared pool under
+   shared_lock while the shared share of the peak's headroom lasts; the
+   allocation lock only to change pools or raise the peak. */
+static boxroot create_unregistered(void *v) {
+  struct boxroot_local_ *s = &shared_local;
+  pthread_mutex_lock(&shared_lock);
+  struct boxroot_pool_head_ *h = s->pool;
+  if (h && h != &no_pool && BOXROOT_LOAD_(s->live) < BOXROOT_LOAD_(s->limit)) {
+    take_remote((struct pool *)h);
+    void **cell = h->free;
+    if (cell != (void **)h) {
+      h->free = *cell;
+      *cell = v;
+      BOXROOT_STORE_(h->used, h->used + 1);
+      BOXROOT_STORE_(s->live, s->live + 1);
+      pthread_mutex_unlock(&shared_lock);
+      return (boxroot)cell;
+    }
+  }
+  pthread_mutex_unlock(&shared_lock);
+  LOCK();
+  pthread_mutex_lock(&shared_lock);
+  peak_share_headroom_locked(total_live_locked() + 1, s);
+  void **cell = pop_cell_locked(s, v);
+  pthread_mutex_unlock(&shared_lock);
+  UNLOCK();
+  return (boxroot)cell;
+}
+
 BOXROOT_API boxroot boxroot_create_slow_(void *v) {
   gc_ensure_init();
-  bool registered = threads_self() != NULL;
-  struct boxroot_local_ *l = registered ? &boxroot_local_ : &shared_local;
+  if (threads_self() == NULL) return create_unregistered(v);
+  struct boxroot_local_ *l = &boxroot_local_;
   LOCK();
-  if (registered) link_locked(l);
-  if (!registered || BOXROOT_LOAD_(l->live) >= BOXROOT_LOAD_(l->limit))
-    peak_share_headroom_locked(total_live_locked() + 1, registered ? l : NULL);
+  link_locked(l);
+  if (BOXROOT_LOAD_(l->live) >= BOXROOT_LOAD_(l->limit))
+    peak_share_headroom_locked(total_live_locked() + 1, l);
   void **cell = pop_cell_locked(l, v);
   UNLOCK();
   return (boxroot)cell;
@@ -290,6 +329,7 @@ static bool pool_owners_stopped(void) {
    root that their owner is not creating from are freed here. */
 void boxroot_mark_roots(void) {
   bool may_free_owned = pool_owners_stopped();
+  pthread_mutex_lock(&shared_lock);   /* unregistered threads are not stopped */
   struct pool *p = all_pools;
   while (p) {
     struct pool *next = p->next;
@@ -301,6 +341,7 @@ void boxroot_mark_roots(void) {
     }
     p = next;
   }
+  pthread_mutex_unlock(&shared_lock);
 }
 
 /* World running: only orphans may go (an owner pops its current pool and
@@ -322,6 +363,11 @@ void boxroot_thread_exit(void) {
     if (p->head.owner == me) p->head.owner = NULL;
   unlink_locked(me);
 }
+
+/* fork() with the allocation lock held: shared_lock is taken too, so the
+   child's shared pool is never caught half-updated; both sides release it. */
+void boxroot_fork_prepare(void) { pthread_mutex_lock(&shared_lock); }
+void boxroot_fork_release(void) { pthread_mutex_unlock(&shared_lock); }
 
 /* In a forked child only the forking thread exists: every other thread's
    counts are kept as those of a thread gone, and their pools are orphans. */

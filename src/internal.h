@@ -402,6 +402,7 @@ BIBOP_INTERNAL void stopworld_init(void);
 BIBOP_INTERNAL void stopworld_stop(void);
 BIBOP_INTERNAL void stopworld_start(void);
 BIBOP_INTERNAL void stopworld_suspend_one(struct gc_thread *t);   /* GC_suspend_thread */
+BIBOP_INTERNAL void stopworld_resume_one(struct gc_thread *t);    /* GC_resume_thread */
 BIBOP_INTERNAL int stopworld_suspend_signal(void);
 BIBOP_INTERNAL int stopworld_restart_signal(void);
 
@@ -596,6 +597,8 @@ BIBOP_INTERNAL void boxroot_mark_roots(void);
 BIBOP_INTERNAL void boxroot_release_empty_pools(void);
 BIBOP_INTERNAL void boxroot_thread_exit(void);
 BIBOP_INTERNAL void boxroot_after_fork(void);
+BIBOP_INTERNAL void boxroot_fork_prepare(void);
+BIBOP_INTERNAL void boxroot_fork_release(void);
 
 /* ---- finalization and weak links (finalize.c) ------------------------------------ */
 

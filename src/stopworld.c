@@ -62,9 +62,21 @@ static void wait_for_signal(void) { syscall(SYS_rt_sigsuspend, &wait_mask, _NSIG
 int stopworld_suspend_signal(void) { return suspend_signal; }
 int stopworld_restart_signal(void) { return restart_signal; }
 
-static bool must_wait(struct gc_thread *me, unsigned long epoch) {
-  return (epoch != 0 && __atomic_load_n(&open_epoch, __ATOMIC_ACQUIRE) == epoch) ||
-         __atomic_load_n(&me->suspend_requested, __ATOMIC_ACQUIRE);
+/* In the handler: wait until the stop epoch this thread acknowledged is
+   closed (then acknowledge the restart) and no explicit suspension is
+   requested, in either order. A thread both stopped and explicitly
+   suspended (it signalled itself as a collection began, and the two
+   signals merged) answers the restart at once and stays suspended. */
+static void wait_in_handler(struct gc_thread *me, unsigned long epoch) {
+  for (;;) {
+    if (epoch != 0 && __atomic_load_n(&open_epoch, __ATOMIC_ACQUIRE) != epoch) {
+      __atomic_store_n(&me->resume_ack, epoch, __ATOMIC_RELEASE);
+      sem_post(&ack_sem);
+      epoch = 0;
+    }
+    if (epoch == 0 && !__atomic_load_n(&me->suspend_requested, __ATOMIC_ACQUIRE)) return;
+    wait_for_signal();
+  }
 }
 
 static void suspend_handler(int sig) {
@@ -83,12 +95,8 @@ static void suspend_handler(int sig) {
     }
     if (__atomic_load_n(&me->suspend_requested, __ATOMIC_ACQUIRE))
       __atomic_store_n(&me->suspended, true, __ATOMIC_RELEASE);
-    while (must_wait(me, epoch)) wait_for_signal();
+    wait_in_handler(me, epoch);
     __atomic_store_n(&me->suspended, false, __ATOMIC_RELEASE);
-    if (epoch != 0) {
-      __atomic_store_n(&me->resume_ack, epoch, __ATOMIC_RELEASE);
-      sem_post(&ack_sem);
-    }
     __asm__ volatile("" : : "r"(&here) : "memory");
   }
   errno = saved_errno;
@@ -124,6 +132,14 @@ static void wait_for_acks(unsigned long epoch, bool resuming, int sig) {
       if (t == self || !t->stopped) continue;
       unsigned long ack = __atomic_load_n(resuming ? &t->resume_ack : &t->stop_ack, __ATOMIC_ACQUIRE);
       if (ack == epoch) continue;
+      if (!resuming && __atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE)) {
+        /* It parked itself in explicit suspension just as the stop began
+           (it read no open epoch): its stack pointer is recorded and it
+           cannot leave before GC_resume_thread, which needs the lock. Not
+           ours to restart; our signal stays pending until it leaves. */
+        t->stopped = false;
+        continue;
+      }
       all = false;
       if (resend && pthread_kill(t->id, sig) == ESRCH) {
         t->stopped = false;       /* gone without unregistering: nothing to scan */
@@ -139,22 +155,35 @@ static void wait_for_acks(unsigned long epoch, bool resuming, int sig) {
   }
 }
 
-/* Under the lock: signal t (suspend_requested set) and wait until it waits
-   in the handler, re-sending like wait_for_acks. A thread that has gone
-   meanwhile ends the wait. */
-void stopworld_suspend_one(struct gc_thread *t) {
+/* Under the lock: send sig to t until its `suspended` flag reads `want`,
+   re-sending like wait_for_acks. A thread that has gone ends the wait. */
+static void signal_until_suspended_is(struct gc_thread *t, int sig, bool want, const char *who) {
   uint64_t start = os_now_ns(), resent = start;
-  if (pthread_kill(t->id, suspend_signal) != 0) return;
-  while (!__atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE)) {
+  if (pthread_kill(t->id, sig) != 0) return;
+  while (__atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE) != want) {
     struct timespec pause = {0, 100 * 1000};
     nanosleep(&pause, NULL);
     uint64_t now = os_now_ns();
     if (now - resent >= RESEND_NS) {
-      if (pthread_kill(t->id, suspend_signal) != 0) return;
+      if (pthread_kill(t->id, sig) != 0) return;
       resent = now;
     }
-    if (now - start >= GIVE_UP_NS) gc_abort("bibop: GC_suspend_thread: the thread does not answer the suspend signal");
+    if (now - start >= GIVE_UP_NS) gc_abort(who);
   }
+}
+
+/* t's suspend_requested is set: wait until it waits in the handler. */
+void stopworld_suspend_one(struct gc_thread *t) {
+  signal_until_suspended_is(t, suspend_signal, true,
+                            "bibop: GC_suspend_thread: the thread does not answer the suspend signal");
+}
+
+/* t's suspension has been withdrawn: wait until it has left the handler,
+   so that no collection (which needs the lock) starts while t is still
+   marked suspended yet running. */
+void stopworld_resume_one(struct gc_thread *t) {
+  signal_until_suspended_is(t, restart_signal, false,
+                            "bibop: GC_resume_thread: the thread does not answer the restart signal");
 }
 
 /* Posts left from an earlier handshake (a late answer to a re-sent

@@ -107,8 +107,14 @@ static void unregister_at_exit(void *record) {
   UNLOCK();
 }
 
-static void fork_prepare(void) { LOCK(); }
-static void fork_parent(void) { UNLOCK(); }
+static void fork_prepare(void) {
+  LOCK();
+  boxroot_fork_prepare();
+}
+static void fork_parent(void) {
+  boxroot_fork_release();
+  UNLOCK();
+}
 
 /* In the child only the forking thread exists: forget the others. */
 static void fork_child(void) {
@@ -121,6 +127,7 @@ static void fork_child(void) {
   if (tl_thread) tl_thread->id = pthread_self();
   markers_after_fork();
   boxroot_after_fork();
+  boxroot_fork_release();
   UNLOCK();
 }
 
@@ -411,7 +418,7 @@ GC_API void GC_resume_thread(GC_SUSPEND_THREAD_ID thread) {
   struct gc_thread *t = find_locked(id);
   if (t && t->suspend_requested) {
     __atomic_store_n(&t->suspend_requested, false, __ATOMIC_RELEASE);
-    if (__atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE)) pthread_kill(t->id, stopworld_restart_signal());
+    if (__atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE)) stopworld_resume_one(t);
   }
   UNLOCK();
 }

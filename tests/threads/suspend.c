@@ -7,7 +7,10 @@
  * - a thread suspended while in GC_do_blocking keeps running its blocking
  *   function and stops when it leaves it;
  * - a thread may suspend itself and be resumed by another;
- * - unregistered threads are ignored (GC_is_thread_suspended returns 0).
+ * - unregistered threads are ignored (GC_is_thread_suspended returns 0);
+ * - a thread that suspends itself, or leaves a blocking section while
+ *   suspended, just as a collection stops the world is neither lost nor
+ *   waited for: many rounds of each race with collections in a loop.
  * Progress is observed through counters, never through elapsed time: a
  * suspended worker's counter must not move while the main thread collects
  * and churns. */
@@ -154,6 +157,65 @@ static void test_self_suspend(void)
     TCHECK(atomic_load(&g_self_resumed) == 1, "self-suspended thread did not finish");
 }
 
+/* ---- suspension racing with collections ---- */
+
+#define RACE_ROUNDS 300
+
+static atomic_int g_race_round;
+
+/* Each round: suspend itself (odd rounds) or leave a blocking section it
+   was suspended in (even rounds: the main thread suspends it inside). */
+static void *race_worker(void *unused)
+{
+    (void)unused;
+    tcell_t *l;
+    TLIST_BUILD(l, 200, 14);
+    for (int round = 1; round <= RACE_ROUNDS; round++) {
+        TCHURN(20, 32);
+        if (round % 2) {
+            GC_suspend_thread((GC_SUSPEND_THREAD_ID)pthread_self());
+        } else {
+            sem_post(&g_blocked);
+            GC_do_blocking(blocking_fn, NULL);
+        }
+        atomic_store(&g_race_round, round);
+        tlist_verify(l, 200, 14, "list held by a thread suspended during collections");
+    }
+    return NULL;
+}
+
+/* Collections in a loop would starve the worker (each one stops it); a
+   short sleep after each lets it reach its next suspension. */
+static void collect_then_yield(void)
+{
+    GC_gcollect();
+    struct timespec pause = {0, 50 * 1000};
+    nanosleep(&pause, NULL);
+}
+
+static void test_suspend_races(void)
+{
+    t_stage = "suspension racing with collections";
+    sem_init(&g_blocked, 0, 0);
+    sem_init(&g_unblock, 0, 0);
+    pthread_t t;
+    TCHECK(pthread_create(&t, NULL, race_worker, NULL) == 0, "pthread_create");
+    for (int round = 1; round <= RACE_ROUNDS; round++) {
+        if (round % 2 == 0) {
+            sem_wait(&g_blocked);
+            while (!GC_is_thread_suspended((GC_SUSPEND_THREAD_ID)t))
+                GC_suspend_thread((GC_SUSPEND_THREAD_ID)t);
+            sem_post(&g_unblock);   /* it leaves the blocking section and stops */
+        }
+        while (!GC_is_thread_suspended((GC_SUSPEND_THREAD_ID)t)) collect_then_yield();
+        for (int i = 0; i < 3; i++) GC_gcollect();
+        TCHECK(atomic_load(&g_race_round) == round - 1, "round %d: the suspended thread ran on", round);
+        GC_resume_thread((GC_SUSPEND_THREAD_ID)t);
+        while (atomic_load(&g_race_round) < round) collect_then_yield();
+    }
+    TCHECK(pthread_join(t, NULL) == 0, "pthread_join");
+}
+
 /* ---- unregistered thread ---- */
 
 static sem_t g_raw_ready, g_raw_done;
@@ -190,7 +252,8 @@ int main(void)
     test_suspend_resume();
     test_suspend_blocking();
     test_self_suspend();
+    test_suspend_races();
     test_unregistered();
-    printf("suspend: suspension, blocking, self-suspension and unregistered threads behave\n");
+    printf("suspend: suspension, blocking, self-suspension, races with collections and unregistered threads behave\n");
     return 0;
 }
