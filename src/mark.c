@@ -135,11 +135,12 @@ enum { MODE_PARALLEL = 1, MODE_PREFETCH = 2, MODE_HASH = 4, MODE_COUNT = 8 };
      (BIBOP_PREFETCH_SCAN). An object is pushed long before it is popped
      (the stack is LIFO), so prefetching it when it is marked would be
      too early.
-   Defaults measured with bench/markheap.c (docs/BENCHMARKS.md). */
+   Defaults measured with bench/markheap.c, bench/pause.c and GCBench
+   (docs/BENCHMARKS.md, "Session 3"). */
 #define PREFETCH_DEFAULT_SIZE 64
 #define PREFETCH_DEFAULT_LOW 48
 #define SCAN_AHEAD_MAX 64
-#define SCAN_AHEAD_DEFAULT 8
+#define SCAN_AHEAD_DEFAULT 24   /* 8 cost GCBench 30% more pause; see BENCHMARKS.md */
 static unsigned prefetch_size = PREFETCH_DEFAULT_SIZE, prefetch_low = PREFETCH_DEFAULT_LOW;
 static unsigned scan_ahead = SCAN_AHEAD_DEFAULT;
 /* Prefetching runs only when the committed heap is at least this large
