@@ -96,7 +96,7 @@ static __attribute__((noinline)) void mutate(br_rng *r)
 
 int main(void)
 {
-    br_watchdog(18);
+    br_watchdog(BR_WATCHDOG_SECONDS);
     GC_INIT();
     h = malloc(N * sizeof *h);
     seed = malloc(N * sizeof *seed);

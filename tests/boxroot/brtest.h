@@ -60,6 +60,10 @@ static inline size_t br_below(br_rng *r, size_t n) { return (size_t)(br_next(r) 
 
 /* ---- the hang watchdog ---------------------------------------------------- */
 
+/* Generous: a hang is what it catches, never slowness on a loaded machine
+   (ctest's TIMEOUT for these tests is a little longer). */
+#define BR_WATCHDOG_SECONDS 100
+
 static const char *volatile br_stage = "start";
 
 static inline void br_on_alarm(int sig)

@@ -113,7 +113,7 @@ static void *worker(void *arg)
 
 int main(void)
 {
-    br_watchdog(18);
+    br_watchdog(BR_WATCHDOG_SECONDS);
     GC_INIT();
     pthread_t t[THREADS];
     atomic_store(&running, THREADS);

@@ -349,7 +349,7 @@ static void mode_exit(void)
 
 int main(int argc, char **argv)
 {
-    br_watchdog(18);
+    br_watchdog(BR_WATCHDOG_SECONDS);
     GC_INIT();
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "other") == 0) mode_other();

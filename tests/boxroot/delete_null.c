@@ -23,7 +23,7 @@ static void *delete_nulls(void *arg)
 
 int main(void)
 {
-    br_watchdog(18);
+    br_watchdog(BR_WATCHDOG_SECONDS);
     GC_INIT();
     boxroot keep = boxroot_create(br_value_make(12345));
     BR_CHECK(keep != NULL, "boxroot_create returned NULL");

@@ -133,7 +133,7 @@ static void part_heap(void)
 
 int main(int argc, char **argv)
 {
-    br_watchdog(18);
+    br_watchdog(BR_WATCHDOG_SECONDS);
     GC_INIT();
     const char *mode = argc > 1 ? argv[1] : "";
     br_stage = mode;

@@ -53,7 +53,7 @@ static void check_twice(int remote)
 
 int main(void)
 {
-    br_watchdog(18);
+    br_watchdog(BR_WATCHDOG_SECONDS);
     GC_INIT();
     GC_set_warn_proc(count_warning);
     check_twice(0);

@@ -58,7 +58,7 @@ static void *second_thread(void *arg)
 
 int main(void)
 {
-    br_watchdog(18);
+    br_watchdog(BR_WATCHDOG_SECONDS);
     GC_INIT();
     br_stage = "create, delete, collect, create";
     boxroot r = boxroot_create(br_value_make(42));

@@ -44,7 +44,7 @@ static __attribute__((noinline)) void build(void)
 
 int main(void)
 {
-    br_watchdog(18);
+    br_watchdog(BR_WATCHDOG_SECONDS);
     GC_INIT();
     tab = malloc(2 * HALF * sizeof *tab);
     BR_CHECK(tab != NULL, "malloc");

@@ -146,7 +146,7 @@ static void part_remote(void)
 
 int main(int argc, char **argv)
 {
-    br_watchdog(18);
+    br_watchdog(BR_WATCHDOG_SECONDS);
     GC_INIT();
     const char *mode = argc > 1 ? argv[1] : "";
     br_stage = mode;

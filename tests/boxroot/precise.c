@@ -142,7 +142,7 @@ static void boxroots_in_precise_mode(void)
 
 int main(void)
 {
-    br_watchdog(18);
+    br_watchdog(BR_WATCHDOG_SECONDS);
     GC_INIT();
     br_links_init(8 * K);
 

@@ -172,7 +172,7 @@ static void mode_exact(void)
 
 int main(int argc, char **argv)
 {
-    br_watchdog(18);
+    br_watchdog(BR_WATCHDOG_SECONDS);
     GC_INIT();
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "peak") == 0) mode_peak();
