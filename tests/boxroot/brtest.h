@@ -23,21 +23,8 @@
 #include <bibop.h>
 #include <boxroot.h>
 
-static void br_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-static void br_fail(const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf - 2, fmt, ap);
-    va_end(ap);
-    if (n < 0) n = 0;
-    if (n > (int)sizeof buf - 2) n = (int)sizeof buf - 2;
-    buf[n++] = '\n';
-    fflush(stdout);
-    if (write(2, "FAIL: ", 6) < 0 || write(2, buf, (size_t)n) < 0) { /* nothing to do */ }
-    _exit(1);
-}
+#include "../common/fail.h"
+#define br_fail test_fail
 
 #define BR_STR2(x) #x
 #define BR_STR(x) BR_STR2(x)

@@ -17,21 +17,8 @@
 /* Print the message and end the whole process with status 1 (from any
    thread: _exit runs no atexit handlers that could race the other
    threads). */
-static void tfail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-static void tfail(const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf - 2, fmt, ap);
-    va_end(ap);
-    if (n < 0) n = 0;
-    if (n > (int)sizeof buf - 2) n = (int)sizeof buf - 2;
-    buf[n++] = '\n';
-    fflush(stdout);
-    if (write(2, "FAIL: ", 6) < 0 || write(2, buf, (size_t)n) < 0) { /* nothing to do */ }
-    _exit(1);
-}
+#include "../common/fail.h"
+#define tfail test_fail
 
 #define TCHECK(cond, ...)                                                       \
     do {                                                                        \
