@@ -24,51 +24,11 @@ struct s {
 /* ---- targets: small objects whose death is observed through a link ---------------------- */
 
 #define MAX_TARGETS 50000
-static void **links;      /* pointer-free: links[t] is target t, or NULL once dead */
-static unsigned n_targets;
+#include "targets.h"
 
-static NOINLINE void *new_target(void)
-{
-    CHECK(n_targets < MAX_TARGETS, "too many targets");
-    unsigned t = n_targets++;
-    uintptr_t *o = GC_MALLOC(2 * sizeof *o);
-    CHECK(o != NULL, "GC_MALLOC failed");
-    o[0] = t;
-    o[1] = ~(uintptr_t)t;
-    links[t] = o;
-    CHECK(GC_general_register_disappearing_link(&links[t], o) == GC_SUCCESS,
-          "registering the link of target %u failed", t);
-    return o;
-}
-
-static int target_alive(unsigned t)
-{
-    uintptr_t *o = links[t];
-    if (!o) return 0;
-    CHECK(o[0] == t && o[1] == ~(uintptr_t)t, "target %u damaged", t);
-    return 1;
-}
-
-/* The verdict on targets [first, first + n): those marked `retained` must
-   all be alive, of the others at least 90% must be dead. */
 static void judge(const char *what, unsigned first, unsigned n, int (*retained)(unsigned))
 {
-    unsigned kept = 0, should_keep = 0, died = 0, should_die = 0;
-    for (unsigned t = first; t < first + n; t++) {
-        if (retained(t - first)) {
-            should_keep++;
-            CHECK(target_alive(t), "%s: target %u of a pointer field was reclaimed", what,
-                  t - first);
-            kept++;
-        } else {
-            should_die++;
-            died += !target_alive(t);
-        }
-    }
-    printf("%s: %u of %u pointer-field targets alive, %u of %u non-pointer-field targets "
-           "reclaimed\n", what, kept, should_keep, died, should_die);
-    CHECK(AT_LEAST_PERCENT(died, should_die, 90), "%s: only %u of %u targets of non-pointer "
-          "fields reclaimed", what, died, should_die);
+    judge_targets(what, first, n, retained, "pointer fields", "non-pointer fields");
 }
 
 /* ---- struct s ------------------------------------------------------------------------ */
