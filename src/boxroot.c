@@ -143,14 +143,18 @@ static long total_live_locked(void) {
 static void peak_share_headroom_locked(long total, struct boxroot_local_ *me) {
   if (total > (long)peak_live) peak_live = (size_t)total;
   long headroom = (long)peak_live - total;
-  long threads = 1;   /* shared_local, the unregistered threads' share */
+  /* shared_local, the unregistered threads' part, takes a share once an
+     unregistered thread has created a root (a program without any would
+     otherwise leave part of the headroom unused). */
+  struct boxroot_local_ *s = &shared_local;
+  bool shared_takes_part = s == me || s->pool != NULL;
+  long threads = shared_takes_part ? 1 : 0;
   for (struct boxroot_local_ *l = linked; l; l = l->next) threads++;
   long share = headroom / threads;
   long mine = headroom - share * (threads - 1);
   for (struct boxroot_local_ *l = linked; l; l = l->next)
     BOXROOT_STORE_(l->limit, BOXROOT_LOAD_(l->live) + (l == me ? mine : share));
-  struct boxroot_local_ *s = &shared_local;
-  BOXROOT_STORE_(s->limit, BOXROOT_LOAD_(s->live) + (s == me ? mine : share));
+  if (shared_takes_part) BOXROOT_STORE_(s->limit, BOXROOT_LOAD_(s->live) + (s == me ? mine : share));
   BOXROOT_STORE_(me->limit, BOXROOT_LOAD_(me->limit) + 1);   /* the creation itself */
 }
 
