@@ -208,24 +208,32 @@ static struct pool *pool_with_room_locked(struct boxroot_local_ *owner) {
   return new_pool_locked(owner);
 }
 
-/* Pop a cell for `l` from its current pool, changing pools if needed. */
-static void **pop_cell_locked(struct boxroot_local_ *l, void *v) {
+/* Pop a cell for `l` from its current pool, taking the pool's remote
+   deletions if its own list is empty; NULL if the pool has no free cell. */
+static void **pop_current(struct boxroot_local_ *l, void *v) {
   struct pool *p = l->pool && l->pool != &no_pool ? (struct pool *)l->pool : NULL;
-  if (p) take_remote(p);
-  if (!p || p->head.free == (void **)p) {
-    p = pool_with_room_locked(l);
-    if (!p) {
-      BOXROOT_STORE_(l->limit, l->live);   /* no pool: no fast path either */
-      return NULL;
-    }
-    l->pool = &p->head;
-  }
+  if (!p) return NULL;
+  take_remote(p);
   void **cell = p->head.free;
+  if (cell == (void **)p) return NULL;
   p->head.free = *cell;
   *cell = v;
   BOXROOT_STORE_(p->head.used, p->head.used + 1);
   BOXROOT_STORE_(l->live, l->live + 1);
   return cell;
+}
+
+/* Pop a cell for `l`, changing pools if needed (the allocation lock). */
+static void **pop_cell_locked(struct boxroot_local_ *l, void *v) {
+  void **cell = pop_current(l, v);
+  if (cell) return cell;
+  struct pool *p = pool_with_room_locked(l);
+  if (!p) {
+    BOXROOT_STORE_(l->limit, l->live);   /* no pool: no fast path either */
+    return NULL;
+  }
+  l->pool = &p->head;
+  return pop_current(l, v);
 }
 
 /* ---- the slow paths --------------------------------------------------------- */
@@ -236,24 +244,13 @@ static void **pop_cell_locked(struct boxroot_local_ *l, void *v) {
 static boxroot create_unregistered(void *v) {
   struct boxroot_local_ *s = &shared_local;
   pthread_mutex_lock(&shared_lock);
-  struct boxroot_pool_head_ *h = s->pool;
-  if (h && h != &no_pool && BOXROOT_LOAD_(s->live) < BOXROOT_LOAD_(s->limit)) {
-    take_remote((struct pool *)h);
-    void **cell = h->free;
-    if (cell != (void **)h) {
-      h->free = *cell;
-      *cell = v;
-      BOXROOT_STORE_(h->used, h->used + 1);
-      BOXROOT_STORE_(s->live, s->live + 1);
-      pthread_mutex_unlock(&shared_lock);
-      return (boxroot)cell;
-    }
-  }
+  void **cell = BOXROOT_LOAD_(s->live) < BOXROOT_LOAD_(s->limit) ? pop_current(s, v) : NULL;
   pthread_mutex_unlock(&shared_lock);
+  if (cell) return (boxroot)cell;
   LOCK();
   pthread_mutex_lock(&shared_lock);
   peak_share_headroom_locked(total_live_locked() + 1, s);
-  void **cell = pop_cell_locked(s, v);
+  cell = pop_cell_locked(s, v);
   pthread_mutex_unlock(&shared_lock);
   UNLOCK();
   return (boxroot)cell;

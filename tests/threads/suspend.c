@@ -111,13 +111,20 @@ static void *blocking_worker(void *unused)
     return NULL;
 }
 
-static void test_suspend_blocking(void)
+/* Enter a stage whose worker blocks on g_blocked / g_unblock. */
+static pthread_t start_blocking_stage(const char *stage, void *(*worker_fn)(void *))
 {
-    t_stage = "suspend while blocking";
+    t_stage = stage;
     sem_init(&g_blocked, 0, 0);
     sem_init(&g_unblock, 0, 0);
     pthread_t t;
-    TCHECK(pthread_create(&t, NULL, blocking_worker, NULL) == 0, "pthread_create");
+    TCHECK(pthread_create(&t, NULL, worker_fn, NULL) == 0, "pthread_create");
+    return t;
+}
+
+static void test_suspend_blocking(void)
+{
+    pthread_t t = start_blocking_stage("suspend while blocking", blocking_worker);
     sem_wait(&g_blocked);
     GC_suspend_thread((GC_SUSPEND_THREAD_ID)t);
     TCHECK(GC_is_thread_suspended((GC_SUSPEND_THREAD_ID)t), "blocking thread not reported suspended");
@@ -195,11 +202,7 @@ static void collect_then_yield(void)
 
 static void test_suspend_races(void)
 {
-    t_stage = "suspension racing with collections";
-    sem_init(&g_blocked, 0, 0);
-    sem_init(&g_unblock, 0, 0);
-    pthread_t t;
-    TCHECK(pthread_create(&t, NULL, race_worker, NULL) == 0, "pthread_create");
+    pthread_t t = start_blocking_stage("suspension racing with collections", race_worker);
     for (int round = 1; round <= RACE_ROUNDS; round++) {
         if (round % 2 == 0) {
             sem_wait(&g_blocked);
