@@ -25,7 +25,9 @@
  * (CPU figures, then the same from wall time).
  * Every object and every root is checked after the collections; any failure
  * prints a diagnostic on stderr and exits 1 before any figure is printed.
- * Options: -m M, -k K.
+ * Options: -m M, -k K, -r (root i holds a random object, a permutation of
+ * the table, instead of object i: roots scattered over the heap rather than
+ * in allocation order; the output says order=random instead of creation).
  *
  * One source, two builds: BIBOP or STOCK (see boxroot_fixpoint.c).
  */
@@ -50,6 +52,8 @@ static void die(const char *msg, long a, long b)
 
 static uint64_t **table;          /* static: holds the table */
 static void **roots;              /* malloc'd: boxroots or uncollectable cells */
+static size_t *target;            /* malloc'd: root i holds table[target[i]] */
+static int random_order;          /* -r */
 static size_t M = 1000000;
 static int K = 7;
 
@@ -96,16 +100,17 @@ static void make_roots(int v)
 {
     (void)v;
     for (size_t i = 0; i < M; i++) {
+        void *obj = table[target[i]];
 #ifdef BIBOP
         if (v == V_BOX) {
-            roots[i] = boxroot_create(table[i]);
+            roots[i] = boxroot_create(obj);
             if (!roots[i]) die("boxroot_create returned NULL", (long)i, 0);
             continue;
         }
 #endif
         void **c = GC_MALLOC_UNCOLLECTABLE(sizeof(void *));
         if (!c) die("GC_MALLOC_UNCOLLECTABLE returned NULL", (long)i, 0);
-        *c = table[i];
+        *c = obj;
         roots[i] = c;
     }
 }
@@ -116,12 +121,12 @@ static void check_and_drop_roots(int v)
     for (size_t i = 0; i < M; i++) {
 #ifdef BIBOP
         if (v == V_BOX) {
-            if (boxroot_get(roots[i]) != table[i]) die("boxroot lost its value", (long)i, 0);
+            if (boxroot_get(roots[i]) != table[target[i]]) die("boxroot lost its value", (long)i, 0);
             boxroot_delete(roots[i]);
             continue;
         }
 #endif
-        if (*(void **)roots[i] != table[i]) die("uncollectable cell lost its value", (long)i, 0);
+        if (*(void **)roots[i] != table[target[i]]) die("uncollectable cell lost its value", (long)i, 0);
         GC_FREE(roots[i]);
     }
 }
@@ -131,8 +136,9 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-m") == 0 && i + 1 < argc) M = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "-k") == 0 && i + 1 < argc) K = atoi(argv[++i]);
+        else if (strcmp(argv[i], "-r") == 0) random_order = 1;
         else {
-            fprintf(stderr, "usage: %s [-m roots] [-k collections]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-m roots] [-k collections] [-r]\n", argv[0]);
             return 2;
         }
     }
@@ -140,7 +146,18 @@ int main(int argc, char **argv)
     GC_INIT();
     table = GC_MALLOC(M * sizeof *table);
     roots = malloc(M * sizeof *roots);
-    if (!table || !roots) die("allocation of the tables", 0, 0);
+    target = malloc(M * sizeof *target);
+    if (!table || !roots || !target) die("allocation of the tables", 0, 0);
+    uint64_t rng = 0x9e3779b97f4a7c15ULL;
+    for (size_t i = 0; i < M; i++) target[i] = i;
+    for (size_t i = M - 1; random_order && i > 0; i--) {   /* Fisher-Yates, xorshift */
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        size_t j = (size_t)(rng % (i + 1)), t = target[i];
+        target[i] = target[j];
+        target[j] = t;
+    }
     for (size_t i = 0; i < M; i++) {
         uint64_t *o = GC_MALLOC_ATOMIC(2 * sizeof(uint64_t));
         if (!o) die("GC_MALLOC_ATOMIC", (long)i, 0);
@@ -175,10 +192,10 @@ int main(int argc, char **argv)
 #endif
         double base = (none1 + none2) / 2, wbase = (wn1 + wn2) / 2;
         snprintf(out[k], sizeof out[k],
-                 "scan collector=%s variant=%s roots=%zu gc_ms_none=%.3f gc_ms_roots=%.3f "
+                 "scan collector=%s variant=%s roots=%zu order=%s gc_ms_none=%.3f gc_ms_roots=%.3f "
                  "ns_per_root=%.3f wall_gc_ms_none=%.3f wall_gc_ms_roots=%.3f "
                  "wall_ns_per_root=%.3f\n", COLLECTOR, v == V_BOX ? "boxroot" : "uncollectable",
-                 M, base, with, (with - base) * 1e6 / (double)M, wbase, ww,
+                 M, random_order ? "random" : "creation", base, with, (with - base) * 1e6 / (double)M, wbase, ww,
                  (ww - wbase) * 1e6 / (double)M);
     }
     for (int k = 0; k < nv; k++) fputs(out[k], stdout);

@@ -37,14 +37,19 @@ struct boxroot_local_;
 struct boxroot_pool_head_ {
   void **free;                    /* owner's free list; ends at the pool itself */
   struct boxroot_local_ *owner;   /* owning thread; NULL: orphan */
-  size_t used;                    /* owner's creations minus owner's deletions here */
+  size_t used;                    /* owner's pops minus owner's pushes here */
 };
+
+/* boxroot_local_.spare of a linked thread keeping no spare cell (0, as in a
+   fresh thread's TLS, means the thread may not keep one: it is not linked). */
+#define BOXROOT_NO_SPARE_ ((void **)1)
 
 struct boxroot_local_ {
   struct boxroot_pool_head_ *pool;  /* current pool: creations pop from it */
-  long live;                        /* roots this thread created minus those it deleted */
-  long limit;                       /* create fast only while live < limit (see peak) */
+  void **spare;                     /* a deleted cell kept for the next creation */
+  size_t creations;                 /* roots this thread created */
   size_t deletions;                 /* boxroot_delete calls by this thread */
+  long limit;                       /* create fast only while creations - deletions < limit */
   struct boxroot_local_ *next;      /* every linked thread (library lock) */
   int linked;
 };
@@ -69,20 +74,27 @@ BOXROOT_API void boxroot_deleted_twice_(boxroot r);
 /* ---- the API ------------------------------------------------------------------ */
 
 /* A new root holding v; NULL only if no pool memory can be obtained.
-   Fast path: pop the current pool's free list (no lock, no atomic). */
+   Fast path: take the thread's spare cell, else pop the current pool's free
+   list (no lock, no atomic read-modify-write). */
 BOXROOT_API BOXROOT_INLINE_ boxroot boxroot_create(void *v) {
   struct boxroot_local_ *l = &boxroot_local_;
-  long live = l->live;
-  if (__builtin_expect(live < BOXROOT_LOAD_(l->limit), 1)) {
-    struct boxroot_pool_head_ *p = l->pool;
-    void **cell = p->free;
-    if (__builtin_expect(cell != (void **)p, 1)) {
+  size_t created = l->creations;
+  if (__builtin_expect((long)(created - l->deletions) < BOXROOT_LOAD_(l->limit), 1)) {
+    void **cell = l->spare;
+    if (__builtin_expect(cell != BOXROOT_NO_SPARE_, 1)) {
+      l->spare = BOXROOT_NO_SPARE_;   /* a linked thread's: never 0 here */
+    } else {
+      struct boxroot_pool_head_ *p = l->pool;
+      cell = p->free;
+      if (__builtin_expect(cell == (void **)p, 0)) return boxroot_create_slow_(v);
       p->free = (void **)*cell;
-      *cell = v;
       BOXROOT_STORE_(p->used, p->used + 1);
-      BOXROOT_STORE_(l->live, live + 1);
-      return (boxroot)cell;
     }
+    *cell = v;
+    /* Release: a reader that sees this count sees this thread's earlier
+       deletions too, so creations - deletions is never read too high. */
+    __atomic_store_n(&l->creations, created + 1, __ATOMIC_RELEASE);
+    return (boxroot)cell;
   }
   return boxroot_create_slow_(v);
 }
@@ -94,8 +106,10 @@ static __inline__ void *boxroot_get(boxroot r) { return *(void **)r; }
 static __inline__ void **boxroot_get_ref(boxroot r) { return (void **)r; }
 
 /* Release the root; r must not be used afterwards. NULL is ignored.
-   Fast path (the owner of r's pool): push on the pool's free list and make
-   it the current pool, so the next creation reuses this (cached) cell. */
+   Fast paths: keep the cell as the thread's spare if it has none (any pool,
+   a linked thread only), else, if the thread owns r's pool, push it on the
+   pool's free list and make that pool current; either way the next creation
+   reuses a cell just freed (in cache). No lock, no atomic. */
 BOXROOT_API BOXROOT_INLINE_ void boxroot_delete(boxroot r) {
   if (__builtin_expect(r == 0, 0)) return;
   void **cell = (void **)r;
@@ -108,6 +122,14 @@ BOXROOT_API BOXROOT_INLINE_ void boxroot_delete(boxroot r) {
     return;
   }
   struct boxroot_local_ *l = &boxroot_local_;
+  if (__builtin_expect(l->spare == BOXROOT_NO_SPARE_, 1)) {
+    /* Free (it points into its pool) but on no list, so still counted in
+       its pool's used: the pool is never freed while a thread keeps it. */
+    *cell = (void *)p;
+    l->spare = cell;
+    BOXROOT_STORE_(l->deletions, l->deletions + 1);
+    return;
+  }
   if (__builtin_expect(p->owner == l, 1)) {
     l->pool = p;
     /* A collection may stop this thread anywhere: the pool must be current
@@ -116,7 +138,6 @@ BOXROOT_API BOXROOT_INLINE_ void boxroot_delete(boxroot r) {
     *cell = (void *)p->free;
     p->free = cell;
     BOXROOT_STORE_(p->used, p->used - 1);
-    BOXROOT_STORE_(l->live, l->live - 1);
     BOXROOT_STORE_(l->deletions, l->deletions + 1);
     return;
   }

@@ -14,6 +14,12 @@
  * deletes the cells of pools it owns by pushing on their lists, with no lock
  * and no atomic read-modify-write; an owner's deletion also makes that pool
  * current, so the next creation reuses the cell just freed (still in cache).
+ * SPARE. Before all that, a linked thread keeps one deleted cell of any pool
+ * as its spare and its next creation takes it: a delete+create pair touches
+ * neither a free list nor a pool count, only the cell and the thread's own
+ * words. The spare is marked free (it points into its pool) but is on no
+ * list, so its pool counts it as used and is never freed while it is kept;
+ * a thread leaving gives its spare back to the pool's remote list.
  * Any other thread (or an unregistered one) pushes onto the pool's remote
  * list with a compare-and-swap; the owner takes the whole remote list when
  * its local one runs dry. Changing pools, adopting orphans (pools of exited
@@ -27,16 +33,18 @@
  * thread cannot hold a value any other way), so it is marked either way.
  * Lock order: the allocation lock, then shared_lock.
  *
- * FREEING POOLS. A pool with no live root is unmapped by a collection if it
- * is an orphan, or (world stopped) if it is not its owner's current pool: an
- * owner makes a pool current before pushing onto it (boxroot.h), so a pool
- * it is about to reuse is never freed under it.
+ * FREEING POOLS. A pool with no live root and no spare is unmapped by a
+ * collection if it is an orphan, or (world stopped) if it is not its owner's
+ * current pool: an owner makes a pool current before pushing onto it
+ * (boxroot.h), so a pool it is about to reuse is never freed under it.
  *
- * COUNTS. Each thread counts its own creations minus deletions (live, which
- * may be negative when it deletes others' roots) and its deletions; pools
- * count their owner's operations (used) and others' deletions, for pool
- * choice and freeing. Statistics sum the threads' counts under the lock:
- * exact when nobody is creating or deleting.
+ * COUNTS. Each thread counts its own creations and its own deletions, two
+ * monotonic words each written by one fast path only (a pair is one
+ * increment of each, not two of a shared live count); its live count is the
+ * difference, negative when it deletes others' roots. Pools count their
+ * owner's pops minus pushes (used) and remote pushes, for pool choice and
+ * freeing. Statistics sum the threads' counts under the lock: exact when
+ * nobody is creating or deleting.
  * PEAK. The fast path creates only while live < limit. The limits keep
  *     sum over threads of limit + (live roots of no thread) <= peak,
  * so the total can never exceed the peak without some thread taking the
@@ -93,21 +101,44 @@ static void **pool_end_of(struct pool *p) {
   return (void **)((char *)p + POOL_BYTES);
 }
 
-/* Roots in p. The remote count is read first: a racing deleter can only
-   make the pool look fuller, never empty too early. */
+/* Roots and spare cells in p (cells on neither free list). The remote count
+   is read first: a racing deleter can only make the pool look fuller, never
+   empty too early. */
 static size_t pool_live(struct pool *p) {
   size_t remote = atomic_load_explicit(&p->remote_deleted, memory_order_acquire);
   return BOXROOT_LOAD_(p->head.used) - remote;
 }
 
+/* Give cell back to its pool from any thread: onto the pool's remote list.
+   The count comes last: until then the pool cannot look empty (freed). */
+static void push_remote(void **cell) {
+  struct pool *p = pool_of(cell);
+  void *old = atomic_load_explicit(&p->remote, memory_order_relaxed);
+  do {
+    *cell = old ? old : (void *)p;
+  } while (!atomic_compare_exchange_weak_explicit(&p->remote, &old, (void *)cell,
+                                                  memory_order_release, memory_order_relaxed));
+  atomic_fetch_add_explicit(&p->remote_deleted, 1, memory_order_release);
+}
+
 /* ---- counts and the peak (under the lock) ----------------------------------- */
+
+/* l's roots created minus deleted. Creations are read first, with acquire
+   (paired with the release of every creation count): the deletions read
+   then include all those that preceded that count, so the result is never
+   above l's true count at any instant (stats_race), only below it. */
+static long live_of(struct boxroot_local_ *l) {
+  size_t created = __atomic_load_n(&l->creations, __ATOMIC_ACQUIRE);
+  return (long)(created - BOXROOT_LOAD_(l->deletions));
+}
 
 static void link_locked(struct boxroot_local_ *l) {
   if (l->linked) return;
   l->pool = &no_pool;
-  l->live = 0;
-  l->limit = 0;
+  l->spare = BOXROOT_NO_SPARE_;
+  l->creations = 0;
   l->deletions = 0;
+  l->limit = 0;
   l->next = linked;
   linked = l;
   l->linked = 1;
@@ -115,25 +146,27 @@ static void link_locked(struct boxroot_local_ *l) {
 
 static void unlink_locked(struct boxroot_local_ *l) {
   if (!l->linked) return;
+  if (l->spare != BOXROOT_NO_SPARE_) push_remote(l->spare);   /* already counted */
+  l->spare = NULL;
   for (struct boxroot_local_ **link = &linked; *link; link = &(*link)->next) {
     if (*link == l) {
       *link = l->next;
       break;
     }
   }
-  exited_live += BOXROOT_LOAD_(l->live);
+  exited_live += live_of(l);
   exited_deletions += BOXROOT_LOAD_(l->deletions);
   l->linked = 0;
   BOXROOT_STORE_(l->limit, 0);
-  BOXROOT_STORE_(l->live, 0);
+  BOXROOT_STORE_(l->creations, 0);
   BOXROOT_STORE_(l->deletions, 0);
   l->pool = NULL;
 }
 
 static long total_live_locked(void) {
-  long live = exited_live + shared_local.live -
+  long live = exited_live + live_of(&shared_local) -
               (long)atomic_load_explicit(&deletions_unregistered, memory_order_relaxed);
-  for (struct boxroot_local_ *l = linked; l; l = l->next) live += BOXROOT_LOAD_(l->live);
+  for (struct boxroot_local_ *l = linked; l; l = l->next) live += live_of(l);
   return live;
 }
 
@@ -153,8 +186,8 @@ static void peak_share_headroom_locked(long total, struct boxroot_local_ *me) {
   long share = headroom / threads;
   long mine = headroom - share * (threads - 1);
   for (struct boxroot_local_ *l = linked; l; l = l->next)
-    BOXROOT_STORE_(l->limit, BOXROOT_LOAD_(l->live) + (l == me ? mine : share));
-  if (shared_takes_part) BOXROOT_STORE_(s->limit, BOXROOT_LOAD_(s->live) + (s == me ? mine : share));
+    BOXROOT_STORE_(l->limit, live_of(l) + (l == me ? mine : share));
+  if (shared_takes_part) BOXROOT_STORE_(s->limit, live_of(s) + (s == me ? mine : share));
   BOXROOT_STORE_(me->limit, BOXROOT_LOAD_(me->limit) + 1);   /* the creation itself */
 }
 
@@ -219,7 +252,7 @@ static void **pop_current(struct boxroot_local_ *l, void *v) {
   p->head.free = *cell;
   *cell = v;
   BOXROOT_STORE_(p->head.used, p->head.used + 1);
-  BOXROOT_STORE_(l->live, l->live + 1);
+  __atomic_store_n(&l->creations, l->creations + 1, __ATOMIC_RELEASE);   /* as in boxroot.h */
   return cell;
 }
 
@@ -229,7 +262,7 @@ static void **pop_cell_locked(struct boxroot_local_ *l, void *v) {
   if (cell) return cell;
   struct pool *p = pool_with_room_locked(l);
   if (!p) {
-    BOXROOT_STORE_(l->limit, l->live);   /* no pool: no fast path either */
+    BOXROOT_STORE_(l->limit, live_of(l));   /* no pool: no fast path either */
     return NULL;
   }
   l->pool = &p->head;
@@ -244,7 +277,7 @@ static void **pop_cell_locked(struct boxroot_local_ *l, void *v) {
 static boxroot create_unregistered(void *v) {
   struct boxroot_local_ *s = &shared_local;
   pthread_mutex_lock(&shared_lock);
-  void **cell = BOXROOT_LOAD_(s->live) < BOXROOT_LOAD_(s->limit) ? pop_current(s, v) : NULL;
+  void **cell = live_of(s) < BOXROOT_LOAD_(s->limit) ? pop_current(s, v) : NULL;
   pthread_mutex_unlock(&shared_lock);
   if (cell) return (boxroot)cell;
   LOCK();
@@ -262,7 +295,7 @@ BOXROOT_API boxroot boxroot_create_slow_(void *v) {
   struct boxroot_local_ *l = &boxroot_local_;
   LOCK();
   link_locked(l);
-  if (BOXROOT_LOAD_(l->live) >= BOXROOT_LOAD_(l->limit))
+  if (live_of(l) >= BOXROOT_LOAD_(l->limit))
     peak_share_headroom_locked(total_live_locked() + 1, l);
   void **cell = pop_cell_locked(l, v);
   UNLOCK();
@@ -275,14 +308,7 @@ BOXROOT_API void boxroot_deleted_twice_(boxroot r) {
 }
 
 BOXROOT_API void boxroot_delete_remote_(boxroot r) {
-  void **cell = (void **)r;
-  struct pool *p = pool_of(cell);
-  void *old = atomic_load_explicit(&p->remote, memory_order_relaxed);
-  do {
-    *cell = old ? old : (void *)p;
-  } while (!atomic_compare_exchange_weak_explicit(&p->remote, &old, (void *)cell,
-                                                  memory_order_release, memory_order_relaxed));
-  atomic_fetch_add_explicit(&p->remote_deleted, 1, memory_order_release);
+  push_remote((void **)r);
   struct boxroot_local_ *l = &boxroot_local_;
   if (!l->linked) {
     if (!threads_self()) {
@@ -293,7 +319,6 @@ BOXROOT_API void boxroot_delete_remote_(boxroot r) {
     link_locked(l);
     UNLOCK();
   }
-  BOXROOT_STORE_(l->live, l->live - 1);
   BOXROOT_STORE_(l->deletions, l->deletions + 1);
 }
 
@@ -338,7 +363,7 @@ void boxroot_mark_roots(void) {
     if (pool_live(p) == 0 && (!owner || (may_free_owned && owner->pool != &p->head))) {
       free_pool_locked(p);
     } else {
-      mark_range(p->cells, pool_end_of(p));   /* free cells: not in the page table */
+      (void)mark_root_cells(p->cells, pool_end_of(p), (uintptr_t)p, POOL_BYTES);
     }
     p = next;
   }

@@ -135,6 +135,9 @@ struct block {
   uint8_t kind;
   uint16_t granules;   /* SMALL: object size in granules */
   uint16_t nobjs;      /* SMALL: objects in the block */
+  uint8_t marks_in_bytes;  /* SMALL: parallel marking set some of the region's
+                              mark bytes of this block; mark.c folds them into
+                              mark[] and clears both when the phase ends */
   uint32_t obj_bytes;  /* SMALL: object size in bytes */
   uint32_t recip;      /* SMALL: ceil(2^32 / obj_bytes), for object index */
   union {
@@ -165,6 +168,9 @@ struct region_info {
   uint32_t chunk_freed_at[CHUNKS_PER_REGION]; /* gc_no when it became free */
   uint64_t *static_pages;              /* static-only slot: one bit per 4 KiB page,
                                           set for pages of registered static ranges */
+  uint8_t *mark_bytes;                 /* heap region: MAX_OBJS_PER_BLOCK bytes per
+                                          block, set instead of mark bits while several
+                                          markers run; all zero outside that phase */
 };
 #define REGION_INFO_BYTES 4096
 _Static_assert(sizeof(struct region_info) <= REGION_INFO_BYTES, "region info fits its page");
@@ -202,6 +208,12 @@ static inline struct block *block_array_of(const struct block *b) {
 static inline char *block_addr(const struct block *b) {
   struct block *blocks = block_array_of(b);
   return pt_region_info(blocks)->base + ((size_t)(b - blocks) << BLOCK_SHIFT);
+}
+
+/* The parallel-marking mark bytes of a heap block (mark.c). */
+static inline uint8_t *block_mark_bytes(const struct block *b) {
+  struct block *blocks = block_array_of(b);
+  return pt_region_info(blocks)->mark_bytes + (size_t)(b - blocks) * MAX_OBJS_PER_BLOCK;
 }
 
 /* A descriptor array describes a heap region, or only static pages. Heap
@@ -545,6 +557,10 @@ BIBOP_INTERNAL void mark_init(void);
 BIBOP_INTERNAL void mark_clear_all(void);          /* start of a collection */
 BIBOP_INTERNAL void mark_range(const void *lo, const void *hi); /* roots, drained */
 BIBOP_INTERNAL void mark_range_stack(const void *lo, const void *hi);
+/* Boxroot cells: words inside [own, own + own_bytes) are free cells, skipped;
+   returns the number of the others (live roots). Drained. */
+BIBOP_INTERNAL size_t mark_root_cells(void *const *lo, void *const *hi, uintptr_t own,
+                                      size_t own_bytes);
 BIBOP_INTERNAL void mark_push_range(const void *lo, const void *hi); /* for GC_push_all */
 BIBOP_INTERNAL void mark_drain(void);
 BIBOP_INTERNAL void mark_finish(void);              /* all markers done, overflow recovered */

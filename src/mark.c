@@ -110,12 +110,64 @@ static inline GC_word descriptor_of(unsigned kind, size_t bytes) {
 }
 
 /* Set a mark bit; true if this marker set it. With several markers the bit
-   is set with an atomic OR, read first so marked objects cost no atomic. */
+   is set with an atomic OR, read first so marked objects cost no atomic
+   (large objects only: small ones use claim_small). */
 static inline bool set_mark_bit(uint64_t *word, uint64_t bit, bool parallel) {
   if (*word & bit) return false;
   if (parallel) return !(__atomic_fetch_or(word, bit, __ATOMIC_RELAXED) & bit);
   *word |= bit;
   return true;
+}
+
+/* Claim object i of small block b for marking; true if this marker is the
+   first to. Alone, the marker sets the mark bit. With several markers it
+   sets the object's mark byte (block_mark_bytes) with a plain store: an
+   atomic OR on the shared bit word stalled the parallel marker for about
+   40% of its time (perf, bench/mt_gcbench.c). Two markers may both claim
+   an object, which only scans it twice. A bit already set (GC_set_mark_bit
+   from client code) counts as a claim. mark_fold_bytes turns the bytes into
+   bits when the phase ends, before anything else reads them. */
+static inline bool claim_small(struct block *b, unsigned i, bool parallel) {
+  uint64_t *word = &b->u.mark[i >> 6], bit = (uint64_t)1 << (i & 63);
+  if (*word & bit) return false;
+  if (!parallel) {
+    *word |= bit;
+    return true;
+  }
+  uint8_t *byte = block_mark_bytes(b) + i;
+  if (__atomic_load_n(byte, __ATOMIC_RELAXED)) return false;
+  __atomic_store_n(byte, 1, __ATOMIC_RELAXED);
+  if (!__atomic_load_n(&b->marks_in_bytes, __ATOMIC_RELAXED))
+    __atomic_store_n(&b->marks_in_bytes, 1, __ATOMIC_RELAXED);
+  return true;
+}
+
+/* Eight mark bytes (each 0 or 1) as eight bits, byte k to bit k: the
+   multiplication moves byte k's low bit to bit 56 + k, and no other
+   product term reaches those bits. */
+static inline uint64_t bytes_to_bits(const uint8_t *p) {
+  uint64_t eight;
+  memcpy(&eight, p, sizeof eight);
+  if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) eight = __builtin_bswap64(eight);
+  return (eight * 0x0102040810204080ULL) >> 56;
+}
+
+/* After a parallel phase (helpers idle): every block's mark bytes become
+   mark bits and are cleared, so they are all zero again. */
+static void mark_fold_bytes(void) {
+  for (unsigned k = 0; k < gc.n_kinds; k++) {
+    if (gc.kinds[k].uncollectable) continue;
+    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
+      for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) {
+        if (!b->marks_in_bytes) continue;
+        uint8_t *bytes = block_mark_bytes(b);
+        unsigned used = (b->nobjs + 7u) & ~7u;   /* bytes beyond nobjs stay zero */
+        for (unsigned j = 0; j < used; j += 8)
+          b->u.mark[j / 64] |= bytes_to_bits(bytes + j) << (j % 64);
+        memset(bytes, 0, used);
+        b->marks_in_bytes = 0;
+      }
+  }
 }
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
@@ -175,7 +227,7 @@ static ALWAYS_INLINE struct mark_entry *mark_resolved(struct marker *m, struct m
     }
     m->stats.cand_object++;
     if (k->uncollectable) return top;      /* live ones are roots; free slots stay free */
-    if (!set_mark_bit(&b->u.mark[i >> 6], (uint64_t)1 << (i & 63), parallel)) return top;
+    if (!claim_small(b, i, parallel)) return top;
     m->marked++;
     m->stats.marked_bytes += b->obj_bytes;
     if (!k->pointer_free)
@@ -449,6 +501,67 @@ static void mark_root_words(const void *lo, const void *hi, bool any_interior) {
 
 void mark_range(const void *lo, const void *hi) { mark_root_words(lo, hi, false); }
 
+/* Boxroot pool cells (boxroot.c): roots, except the free cells, which point
+   into their own pool, [own, own + own_bytes), and are skipped. A root to
+   the start of an object already marked (the common case once the heap is
+   traced) is recognised in a few instructions before the general path. No
+   candidate FIFO: the cells are independent of each other, so the processor
+   overlaps their descriptor loads by itself, and the FIFO's bookkeeping (or
+   a prefetch of the descriptor some cells ahead) cost more than they hid in
+   bench/boxroot_scan.c, in creation order and in random order (see
+   docs/BENCHMARKS.md). */
+#define CELLS_PER_DRAIN 512    /* the stack takes at most this many new entries */
+
+static ALWAYS_INLINE size_t scan_cells(struct marker *m, uintptr_t *lo, uintptr_t *hi,
+                                       uintptr_t own, size_t own_bytes, unsigned mode) {
+  struct mark_entry *top = m->top;
+  size_t live = 0, seen_marked = 0;
+  for (uintptr_t *p = lo; p < hi; p++) {
+    uintptr_t w = *p;
+    if (w - own < own_bytes) continue;
+    live++;
+    struct block *b = lookup(w, mode);
+    if (!b) continue;
+    if (UNLIKELY(pt_is_static_desc(b))) {
+      if (pt_static_page(b)) m->stats.cand_static++;
+      continue;
+    }
+    if (LIKELY(b->state == BLOCK_SMALL)) {
+      uintptr_t off = w & (BLOCK_BYTES - 1);
+      unsigned i = (unsigned)((off * (uint64_t)b->recip) >> 32);
+      if (i < b->nobjs && ((b->u.mark[i >> 6] >> (i & 63)) & 1) &&
+          (off == (uintptr_t)i * b->obj_bytes || GC_all_interior_pointers)) {
+        seen_marked++;
+        continue;
+      }
+    }
+    top = mark_resolved(m, top, w, b, mode & MODE_PARALLEL);
+  }
+  m->stats.candidates += live;
+  m->stats.cand_object += seen_marked;
+  m->top = top;
+  return live;
+}
+
+size_t mark_root_cells(void *const *lo, void *const *hi, uintptr_t own, size_t own_bytes) {
+  struct marker *m = &main_marker;
+  size_t live = 0;
+  uintptr_t *p = (uintptr_t *)lo, *end = (uintptr_t *)hi;
+  while (p < end) {
+    uintptr_t *piece = end - p > CELLS_PER_DRAIN ? p + CELLS_PER_DRAIN : end;
+    current_marker = m;
+    if (pagehash_enabled)
+      live += m->parallel ? scan_cells(m, p, piece, own, own_bytes, MODE_HASH | MODE_PARALLEL)
+                          : scan_cells(m, p, piece, own, own_bytes, MODE_HASH);
+    else
+      live += m->parallel ? scan_cells(m, p, piece, own, own_bytes, MODE_PARALLEL)
+                          : scan_cells(m, p, piece, own, own_bytes, 0);
+    marker_drain(m);
+    p = piece;
+  }
+  return live;
+}
+
 /* Stacks and registers: like bdwgc, an interior pointer found there keeps
    its object even with GC_all_interior_pointers off (compilers keep derived
    pointers in registers and frames). */
@@ -538,7 +651,9 @@ void mark_stats_add(struct mark_stats *sum, struct mark_stats *one) {
 /* The phase's statistics: every marker's counters summed (markers_add_stats
    resets the helpers'; the main marker's are reset at the next start). */
 void mark_finish(void) {
+  bool parallel = main_marker.parallel;
   markers_finish_phase(&main_marker);
+  if (parallel) mark_fold_bytes();
   mark_recover_overflow();
   gc.marked_objects = main_marker.marked + markers_marked_objects();
   struct mark_stats *s = &gc.mark_stats;
@@ -575,7 +690,12 @@ bool mark_is_marked(const void *obj) {
   uint64_t bit;
   struct block *b;
   uint64_t *word = mark_bit_of(obj, &bit, &b);
-  return word && (*word & bit);
+  if (!word) return false;
+  if (*word & bit) return true;
+  /* During a parallel phase (a client mark procedure asking) */
+  if (b->state != BLOCK_SMALL || !__atomic_load_n(&b->marks_in_bytes, __ATOMIC_RELAXED)) return false;
+  unsigned i = (unsigned)(word - b->u.mark) * 64 + (unsigned)__builtin_ctzll(bit);
+  return __atomic_load_n(block_mark_bytes(b) + i, __ATOMIC_RELAXED) != 0;
 }
 
 /* Set or clear obj's mark bit without scanning it. */

@@ -56,7 +56,12 @@ struct block *pt_add_region(char *base) {
   struct block **slot = &pt_table[(uintptr_t)base >> REGION_SHIFT];
   struct block *blocks = new_descriptor_array(false);
   if (!blocks) return NULL;
+  /* Reserved only: a page of mark bytes is touched when parallel marking
+     first marks an object of one of its 16 blocks. */
+  uint8_t *mark_bytes = os_map_noreserve(BLOCKS_PER_REGION * MAX_OBJS_PER_BLOCK, BLOCK_BYTES);
+  if (!mark_bytes) return NULL;   /* the array stays unused, like a refused region */
   pt_region_info(blocks)->base = base;
+  pt_region_info(blocks)->mark_bytes = mark_bytes;
   if (pagehash_enabled)
     for (size_t i = 0; i < BLOCKS_PER_REGION; i++)
       pagehash_insert((uintptr_t)base + (i << BLOCK_SHIFT), &blocks[i]);
