@@ -287,6 +287,15 @@ static inline struct block *pagehash_block_of(uintptr_t w) {
 
 BIBOP_INTERNAL void *os_reserve(size_t bytes, size_t align, void *hint);
 BIBOP_INTERNAL void *os_map_noreserve(size_t bytes, size_t align);
+/* Inside a spin-wait loop: tell the processor (the one architecture-specific
+   line, empty elsewhere). */
+static inline void os_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
 BIBOP_INTERNAL bool os_commit(void *p, size_t bytes, bool huge);
 BIBOP_INTERNAL void os_decommit(void *p, size_t bytes);
 BIBOP_INTERNAL void os_discard(void *p, size_t bytes);   /* contents to zero, stays mapped */
