@@ -363,7 +363,7 @@ void boxroot_mark_roots(void) {
     if (pool_live(p) == 0 && (!owner || (may_free_owned && owner->pool != &p->head))) {
       free_pool_locked(p);
     } else {
-      (void)mark_root_cells(p->cells, pool_end_of(p), (uintptr_t)p, POOL_BYTES);
+      mark_root_cells(p->cells, pool_end_of(p), (uintptr_t)p, POOL_BYTES);
     }
     p = next;
   }

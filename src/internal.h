@@ -567,9 +567,9 @@ BIBOP_INTERNAL void mark_clear_all(void);          /* start of a collection */
 BIBOP_INTERNAL void mark_range(const void *lo, const void *hi); /* roots, drained */
 BIBOP_INTERNAL void mark_range_stack(const void *lo, const void *hi);
 /* Boxroot cells: words inside [own, own + own_bytes) are free cells, skipped;
-   returns the number of the others (live roots). Drained. */
-BIBOP_INTERNAL size_t mark_root_cells(void *const *lo, void *const *hi, uintptr_t own,
-                                      size_t own_bytes);
+   the others are roots. Drained. */
+BIBOP_INTERNAL void mark_root_cells(void *const *lo, void *const *hi, uintptr_t own,
+                                    size_t own_bytes);
 BIBOP_INTERNAL void mark_push_range(const void *lo, const void *hi); /* for GC_push_all */
 BIBOP_INTERNAL void mark_drain(void);
 BIBOP_INTERNAL void mark_finish(void);              /* all markers done, overflow recovered */

@@ -512,8 +512,8 @@ void mark_range(const void *lo, const void *hi) { mark_root_words(lo, hi, false)
    docs/BENCHMARKS.md). */
 #define CELLS_PER_DRAIN 512    /* the stack takes at most this many new entries */
 
-static ALWAYS_INLINE size_t scan_cells(struct marker *m, uintptr_t *lo, uintptr_t *hi,
-                                       uintptr_t own, size_t own_bytes, unsigned mode) {
+static ALWAYS_INLINE void scan_cells(struct marker *m, uintptr_t *lo, uintptr_t *hi,
+                                     uintptr_t own, size_t own_bytes, unsigned mode) {
   struct mark_entry *top = m->top;
   size_t live = 0, seen_marked = 0;
   for (uintptr_t *p = lo; p < hi; p++) {
@@ -527,10 +527,10 @@ static ALWAYS_INLINE size_t scan_cells(struct marker *m, uintptr_t *lo, uintptr_
       continue;
     }
     if (LIKELY(b->state == BLOCK_SMALL)) {
-      uintptr_t off = w & (BLOCK_BYTES - 1);
-      unsigned i = (unsigned)((off * (uint64_t)b->recip) >> 32);
-      if (i < b->nobjs && ((b->u.mark[i >> 6] >> (i & 63)) & 1) &&
-          (off == (uintptr_t)i * b->obj_bytes || GC_all_interior_pointers)) {
+      unsigned i;
+      char *start = small_object_start(b, w, &i);
+      if (start && ((b->u.mark[i >> 6] >> (i & 63)) & 1) &&
+          (start == (char *)w || GC_all_interior_pointers)) {
         seen_marked++;
         continue;
       }
@@ -540,26 +540,24 @@ static ALWAYS_INLINE size_t scan_cells(struct marker *m, uintptr_t *lo, uintptr_
   m->stats.candidates += live;
   m->stats.cand_object += seen_marked;
   m->top = top;
-  return live;
 }
 
-size_t mark_root_cells(void *const *lo, void *const *hi, uintptr_t own, size_t own_bytes) {
+void mark_root_cells(void *const *lo, void *const *hi, uintptr_t own, size_t own_bytes) {
   struct marker *m = &main_marker;
-  size_t live = 0;
   uintptr_t *p = (uintptr_t *)lo, *end = (uintptr_t *)hi;
   while (p < end) {
     uintptr_t *piece = end - p > CELLS_PER_DRAIN ? p + CELLS_PER_DRAIN : end;
     current_marker = m;
-    if (pagehash_enabled)
-      live += m->parallel ? scan_cells(m, p, piece, own, own_bytes, MODE_HASH | MODE_PARALLEL)
-                          : scan_cells(m, p, piece, own, own_bytes, MODE_HASH);
-    else
-      live += m->parallel ? scan_cells(m, p, piece, own, own_bytes, MODE_PARALLEL)
-                          : scan_cells(m, p, piece, own, own_bytes, 0);
+    if (pagehash_enabled) {
+      if (m->parallel) scan_cells(m, p, piece, own, own_bytes, MODE_HASH | MODE_PARALLEL);
+      else scan_cells(m, p, piece, own, own_bytes, MODE_HASH);
+    } else {
+      if (m->parallel) scan_cells(m, p, piece, own, own_bytes, MODE_PARALLEL);
+      else scan_cells(m, p, piece, own, own_bytes, 0);
+    }
     marker_drain(m);
     p = piece;
   }
-  return live;
 }
 
 /* Stacks and registers: like bdwgc, an interior pointer found there keeps
