@@ -406,6 +406,8 @@ struct gc_thread {
   pthread_t id;
   char *stack_base;            /* highest address of its stack */
   char *stack_ptr;             /* lowest live address while stopped or blocking */
+  char *stack_limit;           /* lowest address its stack may grow to; NULL if unknown */
+  bool spinning;               /* polling for the restart in the suspend handler */
   struct alloc_cache *cache;
   bool blocking;               /* in GC_do_blocking: not signalled */
   bool precise;                /* bibop_set_precise_stack: stack and registers not scanned */
@@ -553,6 +555,7 @@ struct marker {
   bool parallel;       /* other markers run: set mark bits atomically */
   bool any_interior;   /* scanning a stack: interior pointers always count */
   bool in_mark_proc;   /* a client mark procedure holds pointers into the stack */
+  bool fixed_stack;    /* a volunteer's: overflow rather than grow (markers.c) */
   struct mark_stats stats;
   unsigned fifo_head, fifo_count;   /* empty whenever the marker is not draining */
   struct prefetch_slot *fifo;       /* PREFETCH_FIFO_MAX slots of metadata memory:
@@ -594,6 +597,9 @@ BIBOP_INTERNAL void markers_add_stats(struct mark_stats *sum);  /* and reset the
 BIBOP_INTERNAL void mark_print_stats(FILE *out);   /* GC_PRINT_STATS: the last marking */
 BIBOP_INTERNAL void mark_stats_add(struct mark_stats *sum, struct mark_stats *one); /* resets one */
 BIBOP_INTERNAL void markers_after_fork(void);
+BIBOP_INTERNAL bool markers_volunteer_offer(unsigned long *generation);
+BIBOP_INTERNAL void markers_volunteer_mark(unsigned long generation, volatile unsigned long *open_epoch,
+                                           unsigned long epoch);
 BIBOP_INTERNAL extern volatile int markers_waiting;  /* idle markers wanting work */
 BIBOP_INTERNAL extern volatile size_t markers_pool_count;
 static inline bool markers_hungry(void) {

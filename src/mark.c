@@ -4,8 +4,8 @@
  * other two tags arrive with custom kinds). No recursion: long ranges are
  * scanned a chunk at a time with the rest pushed back. A full stack doubles
  * in place; when it cannot (a client mark procedure holds pointers into it,
- * memory is refused, the size limit is reached) an entry is dropped and a
- * flag set; marking then finishes, the stack grows, and every marked object
+ * it is a volunteer's, memory is refused, the size limit is reached) an
+ * entry is dropped and a flag set; marking then finishes, the stack grows, and every marked object
  * is scanned again until nothing was dropped (dropped entries are always of
  * objects already marked, so nothing reachable is lost).
  * Prefetching in two stages (candidate FIFO for descriptors, scan-ahead
@@ -61,7 +61,7 @@ void mark_init(void) {
    memory is refused: then the caller drops its entry (overflow). */
 static __attribute__((noinline)) struct mark_entry *grow_stack(struct marker *m,
                                                                struct mark_entry *top) {
-  if (m->in_mark_proc || m->capacity >= mark_stack_max) return top;
+  if (m->in_mark_proc || m->fixed_stack || m->capacity >= mark_stack_max) return top;
   struct mark_entry *old = m->base;
   size_t used = (size_t)(top + 1 - old), old_capacity = m->capacity;
   struct mark_entry *s = meta_alloc(2 * old_capacity * sizeof *s);

@@ -1,22 +1,38 @@
 /*
- * markers.c: parallel marking. GC_MARKERS - 1 helper threads (default: one
- * per CPU, at most 16 markers; GC_MARKERS=1 turns them off) are started
- * lazily, by the first collection that runs once a second thread is
- * registered, or by GC_start_mark_threads. They are not registered threads:
- * they are never stopped, and they sleep between collections.
+ * markers.c: parallel marking. Up to GC_MARKERS - 1 markers join the
+ * collecting thread's (default: one per CPU, at most 16 markers; GC_MARKERS=1
+ * turns parallel marking off). They come from two places:
+ *   - volunteers: registered threads that the stop-the-world signal found
+ *     running mark in their suspend handler (stopworld.c), then wait there
+ *     for the restart. They are already awake on their own CPU, so a
+ *     collection pays no wake-up for them, and none for their restart
+ *     either when they are still polling for it (on this project's 2-CPU VM
+ *     a wake-up of an idle CPU costs 20-90 us, against a 0.5 ms collection of
+ *     bench/mt_gcbench.c's heap);
+ *   - helper threads for the places volunteers do not fill, started lazily
+ *     by the first collection that runs once a second thread is registered,
+ *     or by GC_start_mark_threads. They are not registered threads: never
+ *     stopped, asleep between collections.
+ * Each collection opens as many places as there are volunteers (at most
+ * GC_MARKERS - 1) and gives the rest to helpers. A marker joins under
+ * pool_lock while the phase is not done; one that comes later stays out,
+ * which is always correct (joining adds hands, not work).
  *
  * Balancing: each marker drains its own stack; a marker that finds others
  * idle and the shared pool empty moves the older half of its stack into the
  * pool (older entries tend to root larger subgraphs). Idle markers take
- * entries from the pool. The phase ends when no marker is active and the
- * pool is empty. Mark bits are set with an atomic OR while helpers run.
- * Invariant: helpers touch the heap only between markers_start_phase and
+ * entries from the pool. The phase ends when no joined marker is active and
+ * the pool is empty. Small objects are claimed in mark bytes (mark.c).
+ * Invariant: markers touch the heap only between markers_start_phase and
  * the end of markers_finish_phase, which the collector runs with the world
- * stopped and the allocation lock held.
+ * stopped and the allocation lock held. A volunteer's stack never grows
+ * (meta_alloc takes a lock its interrupted thread may hold): when full it
+ * overflows, and the collector recovers.
  */
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,13 +54,21 @@ volatile size_t markers_pool_count;
 volatile int markers_waiting;
 static int active_markers;
 static bool phase_done;
-static unsigned long phase_generation;
-static int helpers_finished;
+static volatile unsigned long phase_generation;
+static int helpers_joined, helpers_finished;   /* markers other than the collector's */
+static int helper_places, volunteer_places;    /* still open in this phase */
+static int volunteers_seated;
 
 /* Guarded by the allocation lock. */
 static int helpers_running;
 static unsigned wanted_markers;
 static struct marker helper_markers[MAX_MARKERS];
+static struct marker volunteer_markers[MAX_MARKERS];
+/* Places for volunteers: GC_MARKERS - 1, or 0 when off (BIBOP_VOLUNTEERS=0). */
+static int volunteer_capacity;
+/* Stopped threads that offered to mark in this stop (atomic; reset when
+   the phase starts). */
+static int volunteers_offered;
 
 void markers_init(void) {
   long n;
@@ -55,6 +79,8 @@ void markers_init(void) {
   }
   if (wanted_markers < 1) wanted_markers = 1;
   if (wanted_markers > MAX_MARKERS) wanted_markers = MAX_MARKERS;
+  volunteer_capacity = (int)wanted_markers - 1;
+  if (os_env_long("BIBOP_VOLUNTEERS", &n) && n == 0) volunteer_capacity = 0;
 }
 
 /* Move up to TAKE_MAX pool entries onto m's stack. Under pool_lock. */
@@ -98,8 +124,27 @@ static void spin_for_work(void) {
   pthread_mutex_lock(&pool_lock);
 }
 
+/* Wait for work or the phase's end. A volunteer never sleeps on a
+   condition variable: pthread_cond_wait is a cancellation point, and a
+   cancellation acted on inside the suspend handler would unwind the thread
+   with pool_lock held. It yields its CPU instead. */
+static void wait_for_work(bool volunteer) {
+  spin_for_work();
+  while (markers_pool_count == 0 && !phase_done) {
+    if (!volunteer) {
+      pthread_cond_wait(&pool_cond, &pool_lock);
+      continue;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    while (__atomic_load_n(&markers_pool_count, __ATOMIC_RELAXED) == 0 &&
+           !__atomic_load_n(&phase_done, __ATOMIC_RELAXED))
+      sched_yield();
+    pthread_mutex_lock(&pool_lock);
+  }
+}
+
 /* Drain, take from the pool, wait for work; return when the phase is over. */
-static void work_until_done(struct marker *m) {
+static void work_until_done(struct marker *m, bool volunteer) {
   for (;;) {
     marker_drain(m);
     pthread_mutex_lock(&pool_lock);
@@ -115,8 +160,7 @@ static void work_until_done(struct marker *m) {
       return;
     }
     markers_waiting++;
-    spin_for_work();
-    while (markers_pool_count == 0 && !phase_done) pthread_cond_wait(&pool_cond, &pool_lock);
+    wait_for_work(volunteer);
     markers_waiting--;
     if (phase_done) {
       pthread_mutex_unlock(&pool_lock);
@@ -127,20 +171,82 @@ static void work_until_done(struct marker *m) {
   }
 }
 
+/* Join the current phase as one more marker. Under pool_lock. */
+static bool join_phase(int *places) {
+  if (phase_done || *places == 0) return false;
+  (*places)--;
+  active_markers++;
+  helpers_joined++;
+  return true;
+}
+
+static void leave_phase(void) {
+  pthread_mutex_lock(&pool_lock);
+  helpers_finished++;
+  pthread_cond_signal(&finished_cond);
+  pthread_mutex_unlock(&pool_lock);
+}
+
 static void *helper_main(void *arg) {
   struct marker *m = arg;
   unsigned long seen = 0;
   pthread_mutex_lock(&pool_lock);
   for (;;) {
-    while (phase_generation == seen) pthread_cond_wait(&phase_cond, &pool_lock);
-    seen = phase_generation;
-    pthread_mutex_unlock(&pool_lock);
-    work_until_done(m);
-    pthread_mutex_lock(&pool_lock);
-    helpers_finished++;
-    pthread_cond_signal(&finished_cond);
+    if (phase_generation != seen) {
+      seen = phase_generation;
+      if (join_phase(&helper_places)) {
+        pthread_mutex_unlock(&pool_lock);
+        work_until_done(m, false);
+        leave_phase();
+        pthread_mutex_lock(&pool_lock);
+        continue;
+      }
+    }
+    pthread_cond_wait(&phase_cond, &pool_lock);
   }
   return NULL;
+}
+
+/* ---- volunteers (called from stopworld.c's suspend handler) ---------------- */
+
+/* Offer to mark in the coming phase; on success *generation is the phase
+   count to wait past. Before the thread acknowledges the stop, so the
+   collector has every offer when it starts the phase. */
+bool markers_volunteer_offer(unsigned long *generation) {
+  int n = __atomic_load_n(&volunteers_offered, __ATOMIC_RELAXED);
+  while (n < volunteer_capacity)
+    if (__atomic_compare_exchange_n(&volunteers_offered, &n, n + 1, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED)) {
+      *generation = phase_generation;
+      return true;
+    }
+  return false;
+}
+
+/* The phase a volunteer waits for opens within microseconds of the last
+   acknowledgement; one that has not opened after this long (the collector
+   was descheduled) is given up, and the thread sleeps as usual. The
+   volunteer yields while it waits: a stopped thread that has not answered
+   yet may be queued behind it on its CPU (a spinning volunteer held the
+   stop of bench/mt_gcbench.c up for a whole 2 ms time slice). */
+#define VOLUNTEER_WAIT_NS (2 * 1000 * 1000ull)
+
+/* Wait for the phase after `generation` to open, or for stop epoch `epoch`
+   to close (*open_epoch), and mark in a volunteer place if one is free. */
+void markers_volunteer_mark(unsigned long generation, volatile unsigned long *open_epoch,
+                            unsigned long epoch) {
+  uint64_t until = os_now_ns() + VOLUNTEER_WAIT_NS;
+  while (phase_generation == generation) {
+    if (*open_epoch != epoch || os_now_ns() >= until) return;
+    sched_yield();
+  }
+  pthread_mutex_lock(&pool_lock);
+  bool joined = phase_generation == generation + 1 && join_phase(&volunteer_places);
+  struct marker *m = joined ? &volunteer_markers[volunteers_seated++] : NULL;
+  pthread_mutex_unlock(&pool_lock);
+  if (!joined) return;
+  work_until_done(m, true);
+  leave_phase();
 }
 
 /* Start the helpers. Under the allocation lock. */
@@ -165,24 +271,40 @@ static void start_helpers(void) {
   GC_parallel = helpers_running;
 }
 
+/* Reset marker m for a phase; false if it has no stack. */
+static bool marker_ready(struct marker *m, size_t entries, bool fixed_stack) {
+  if (!m->base && !marker_init_stack(m, entries)) return false;
+  m->marked = 0;
+  m->overflowed = false;
+  m->parallel = true;
+  m->fixed_stack = fixed_stack;
+  m->top = m->base - 1;
+  return true;
+}
+
 void markers_start_phase(struct marker *main) {
   if (!helpers_running && gc.thread_count >= 2) start_helpers();
-  main->parallel = helpers_running > 0;
-  if (!main->parallel) return;
+  int offered = __atomic_exchange_n(&volunteers_offered, 0, __ATOMIC_ACQ_REL);
+  int volunteers = 0;
+  while (volunteers < offered && marker_ready(&volunteer_markers[volunteers], HELPER_STACK_ENTRIES, true))
+    volunteers++;
+  int helpers = (int)wanted_markers - 1 - volunteers;
+  if (helpers > helpers_running) helpers = helpers_running;
+  if (helpers < 0) helpers = 0;
+  for (int i = 0; i < helpers_running; i++)   /* whichever helpers join */
+    (void)marker_ready(&helper_markers[i], HELPER_STACK_ENTRIES, false);
   pthread_mutex_lock(&pool_lock);
-  for (int i = 0; i < helpers_running; i++) {
-    helper_markers[i].marked = 0;
-    helper_markers[i].overflowed = false;
-    helper_markers[i].parallel = true;
-    helper_markers[i].top = helper_markers[i].base - 1;
-  }
   markers_pool_count = 0;
   markers_waiting = 0;
-  active_markers = helpers_running + 1;
-  helpers_finished = 0;
+  active_markers = 1;
+  helpers_joined = helpers_finished = 0;
+  helper_places = helpers;
+  volunteer_places = volunteers;
+  volunteers_seated = 0;
   phase_done = false;
-  phase_generation++;
-  pthread_cond_broadcast(&phase_cond);
+  main->parallel = helpers + volunteers > 0;
+  phase_generation++;                       /* what the volunteers wait for */
+  for (int i = 0; i < helpers; i++) pthread_cond_signal(&phase_cond);
   pthread_mutex_unlock(&pool_lock);
 }
 
@@ -191,36 +313,44 @@ void markers_finish_phase(struct marker *main) {
     marker_drain(main);
     return;
   }
-  work_until_done(main);
+  work_until_done(main, false);
+  /* phase_done is set: no marker joins any more, helpers_joined is final. */
   uint64_t until = os_now_ns() + IDLE_SPIN_NS;
-  while (__atomic_load_n(&helpers_finished, __ATOMIC_ACQUIRE) < helpers_running && os_now_ns() < until)
+  while (__atomic_load_n(&helpers_finished, __ATOMIC_ACQUIRE) <
+             __atomic_load_n(&helpers_joined, __ATOMIC_ACQUIRE) && os_now_ns() < until)
     os_cpu_relax();
   pthread_mutex_lock(&pool_lock);
-  while (helpers_finished < helpers_running) pthread_cond_wait(&finished_cond, &pool_lock);
+  while (helpers_finished < helpers_joined) pthread_cond_wait(&finished_cond, &pool_lock);
   pthread_mutex_unlock(&pool_lock);
   main->parallel = false;
 }
 
+/* Every marker other than the collector's: helpers', then volunteer places. */
+#define OTHER_MARKERS (2 * MAX_MARKERS)
+static struct marker *other_marker(int i) {
+  return i < MAX_MARKERS ? &helper_markers[i] : &volunteer_markers[i - MAX_MARKERS];
+}
+
 bool markers_overflowed(void) {
   bool any = false;
-  for (int i = 0; i < helpers_running; i++) {
-    any |= helper_markers[i].overflowed;
-    helper_markers[i].overflowed = false;
+  for (int i = 0; i < OTHER_MARKERS; i++) {
+    any |= other_marker(i)->overflowed;
+    other_marker(i)->overflowed = false;
   }
   return any;
 }
 
 unsigned long markers_marked_objects(void) {
   unsigned long n = 0;
-  for (int i = 0; i < helpers_running; i++) {
-    n += helper_markers[i].marked;
-    helper_markers[i].marked = 0;
+  for (int i = 0; i < OTHER_MARKERS; i++) {
+    n += other_marker(i)->marked;
+    other_marker(i)->marked = 0;
   }
   return n;
 }
 
 void markers_add_stats(struct mark_stats *sum) {
-  for (int i = 0; i < helpers_running; i++) mark_stats_add(sum, &helper_markers[i].stats);
+  for (int i = 0; i < OTHER_MARKERS; i++) mark_stats_add(sum, &other_marker(i)->stats);
 }
 
 /* The child of a fork has no helper threads; they start again when needed. */
@@ -230,6 +360,7 @@ void markers_after_fork(void) {
   pthread_cond_init(&phase_cond, NULL);
   pthread_cond_init(&finished_cond, NULL);
   helpers_running = 0;
+  volunteers_offered = 0;
   GC_parallel = 0;
 }
 

@@ -23,6 +23,18 @@
  * rt_sigsuspend system call, not glibc's cancellation point: a cancellation
  * is only delivered once the handler has returned.
  *
+ * Volunteers: a thread with enough stack left offers, before it
+ * acknowledges the stop, to mark in the coming phase (markers.c), marks if
+ * given a place, then polls for the restart for a while before it sleeps.
+ * While it polls, its `spinning` flag is set and the collector sends it no
+ * restart signal: the flag is cleared, and the epoch read again, before the
+ * thread sleeps, and the collector closes the epoch before it reads the
+ * flag (both sequentially consistent), so one of them always sees the
+ * other. Marking in the handler is safe because it takes no lock the
+ * interrupted code can hold (only markers take pool_lock, and a volunteer's
+ * stack never grows, so meta_alloc's lock is not taken) and calls no
+ * cancellation point.
+ *
  * Explicit suspension (GC_suspend_thread) uses the same handler: a thread
  * whose suspend_requested flag is set waits in it until GC_resume_thread
  * clears the flag, with its stack pointer recorded, so collections scan it
@@ -47,6 +59,12 @@
    semaphore: a sleep and wake-up of its own cost tens of microseconds per
    handshake, twice per collection (bench/mt_gcbench.c). */
 #define ACK_SPIN_NS (100 * 1000ull)
+/* A volunteer polls for the restart this long after marking (the rest of a
+   collection's pause is typically 20-50 us) before it sleeps. */
+#define RESTART_SPIN_NS (200 * 1000ull)
+/* Stack a volunteer must have left below the handler's frame: marking uses
+   a few KiB, client mark procedures some more. */
+#define VOLUNTEER_STACK_ROOM ((size_t)128 << 10)
 
 static int suspend_signal = SIGPWR;
 static int restart_signal = SIGXCPU;
@@ -84,6 +102,23 @@ static void wait_in_handler(struct gc_thread *me, unsigned long epoch) {
   }
 }
 
+static bool may_volunteer(const struct gc_thread *me, const char *sp) {
+  return me->stack_limit && sp < me->stack_base && me->stack_limit < sp &&
+         (size_t)(sp - me->stack_limit) > VOLUNTEER_STACK_ROOM &&
+         !__atomic_load_n(&me->suspend_requested, __ATOMIC_ACQUIRE);
+}
+
+/* After marking: poll for the end of stop epoch `epoch` for a while, with
+   `spinning` set so that the collector does not signal (see the top). */
+static void poll_for_restart(struct gc_thread *me, unsigned long epoch) {
+  __atomic_store_n(&me->spinning, true, __ATOMIC_SEQ_CST);
+  uint64_t until = os_now_ns() + RESTART_SPIN_NS;
+  while (__atomic_load_n(&open_epoch, __ATOMIC_SEQ_CST) == epoch && os_now_ns() < until)
+    os_cpu_relax();
+  __atomic_store_n(&me->spinning, false, __ATOMIC_SEQ_CST);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* wait_in_handler reads the epoch again */
+}
+
 static void suspend_handler(int sig) {
   (void)sig;
   int saved_errno = errno;
@@ -94,9 +129,16 @@ static void suspend_handler(int sig) {
     __builtin_unwind_init();
     char here;
     me->stack_ptr = &here;
+    unsigned long generation = 0;
+    bool volunteer = false;
     if (epoch != 0) {
+      volunteer = may_volunteer(me, &here) && markers_volunteer_offer(&generation);
       __atomic_store_n(&me->stop_ack, epoch, __ATOMIC_RELEASE);
       sem_post(&ack_sem);
+    }
+    if (volunteer) {
+      markers_volunteer_mark(generation, &open_epoch, epoch);
+      poll_for_restart(me, epoch);
     }
     if (__atomic_load_n(&me->suspend_requested, __ATOMIC_ACQUIRE))
       __atomic_store_n(&me->suspended, true, __ATOMIC_RELEASE);
@@ -218,10 +260,11 @@ void stopworld_stop(void) {
 
 void stopworld_start(void) {
   unsigned long epoch = stop_epoch;
-  __atomic_store_n(&open_epoch, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&open_epoch, 0, __ATOMIC_SEQ_CST);
   struct gc_thread *self = threads_self();
   for (struct gc_thread *t = gc.threads; t; t = t->next)
-    if (t != self && t->stopped) pthread_kill(t->id, restart_signal);
+    if (t != self && t->stopped && !__atomic_load_n(&t->spinning, __ATOMIC_SEQ_CST))
+      pthread_kill(t->id, restart_signal);
   wait_for_acks(epoch, true, restart_signal);
   for (struct gc_thread *t = gc.threads; t; t = t->next) t->stopped = false;
 }

@@ -28,6 +28,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -39,16 +40,45 @@ struct gc_thread *threads_self(void) { return tl_thread; }
 
 static bool is_main_thread(void) { return syscall(SYS_gettid) == getpid(); }
 
-/* The highest address of the calling thread's stack. */
-static char *own_stack_base(void) {
-  if (is_main_thread()) return GC_stackbottom ? GC_stackbottom : os_main_stack_base();
+/* The stack the system gave the calling thread (not the main thread's):
+   [*lo, *hi). */
+static bool own_thread_stack(char **lo, char **hi) {
   pthread_attr_t attr;
   void *addr;
   size_t size;
-  if (pthread_getattr_np(pthread_self(), &attr) != 0) return NULL;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return false;
   int r = pthread_attr_getstack(&attr, &addr, &size);
   pthread_attr_destroy(&attr);
-  return r == 0 ? (char *)addr + size : NULL;
+  if (r != 0) return false;
+  *lo = addr;
+  *hi = *lo + size;
+  return true;
+}
+
+/* The lowest address the calling thread's stack may reach, for a stack
+   whose highest address is `base`: NULL if unknown, or if `base` is not in
+   the stack the system gave the thread (a client-provided stack). A
+   volunteer marker needs room below its handler (stopworld.c). */
+static char *own_stack_limit(const char *base) {
+  char *lo, *hi;
+  if (is_main_thread()) {
+    struct rlimit rl;
+    hi = os_main_stack_base();
+    if (!hi || getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur >= (rlim_t)(uintptr_t)hi)
+      return NULL;
+    lo = hi - rl.rlim_cur;
+  } else if (!own_thread_stack(&lo, &hi)) {
+    return NULL;
+  }
+  return base > lo && base <= hi ? lo : NULL;
+}
+
+/* The highest address of the calling thread's stack. */
+static char *own_stack_base(void) {
+  if (is_main_thread()) return GC_stackbottom ? GC_stackbottom : os_main_stack_base();
+  char *lo, *hi;
+  return own_thread_stack(&lo, &hi) ? hi : NULL;
 }
 
 /* Under the lock. */
@@ -62,6 +92,7 @@ static struct gc_thread *register_locked(char *stack_base) {
      wrappers seeing it: its kept result is garbage now. */
   drop_result_locked(t->id);
   t->stack_base = stack_base;
+  t->stack_limit = own_stack_limit(stack_base);
   t->cache = alloc_thread_attach();
   t->next = gc.threads;
   gc.threads = t;
@@ -358,8 +389,39 @@ GC_API int GC_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
   return r;
 }
 
+/* A thread waiting in GC_pthread_join touches no heap: it waits in a
+   blocking section, so collections neither signal nor wake it (on a VM,
+   waking an idle CPU twice per collection costs tens of microseconds).
+   pthread_join is a cancellation point: a cancelled joiner leaves the
+   section before its cleanup handlers, which may allocate, run. */
+struct join_call {
+  pthread_t thread;
+  void **retval;
+  int result;
+  bool was_blocking;
+};
+
+static void join_cancelled(void *arg) {
+  struct join_call *call = arg;
+  if (!tl_thread) return;
+  LOCK();
+  tl_thread->blocking = call->was_blocking;
+  UNLOCK();
+}
+
+static void *join_blocking(void *arg) {
+  struct join_call *call = arg;
+  pthread_cleanup_push(join_cancelled, call);
+  call->result = pthread_join(call->thread, call->retval);
+  pthread_cleanup_pop(0);
+  return NULL;
+}
+
 GC_API int GC_pthread_join(pthread_t thread, void **retval) {
-  int r = pthread_join(thread, retval);
+  struct join_call call = { .thread = thread, .retval = retval,
+                            .was_blocking = tl_thread && tl_thread->blocking };
+  GC_do_blocking(join_blocking, &call);
+  int r = call.result;
   if (r == 0) {
     LOCK();
     drop_result_locked(thread);
