@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <unistd.h>
 
 
@@ -50,6 +51,28 @@ void *gc_default_oom_fn(size_t bytes) {
    2 threads 464 -> 217-317 ns (stock 243), mt_gcbench with 4 threads
    -8%, 2 threads -2% (alternating runs, docs/BENCHMARKS.md). */
 struct gc_state gc = { .lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP, .warn_proc = gc_default_warn_proc };
+
+/* The lock is busy: poll it, yielding the CPU, for up to LOCK_POLL_NS before
+   sleeping on it. It is held either briefly (a refill) or for a whole
+   collection, during which a waiter that is still polling is stopped by a
+   signal to a running thread (no wake-up of an idle CPU), volunteers to mark
+   (markers.c) and gets the lock back without being woken either. */
+#define LOCK_POLL_NS (2 * 1000 * 1000ull)
+void gc_lock_contended(void) {
+  uint64_t until = 0;
+  for (unsigned i = 0;; i++) {
+    if (pthread_mutex_trylock(&gc.lock) == 0) return;
+    if (i < 64) {
+      os_cpu_relax();
+      continue;
+    }
+    uint64_t now = os_now_ns();
+    if (!until) until = now + LOCK_POLL_NS;
+    else if (now >= until) break;
+    sched_yield();
+  }
+  pthread_mutex_lock(&gc.lock);
+}
 
 void gc_warn(const char *msg, GC_word arg) {
   GC_warn_proc proc = gc.warn_proc ? gc.warn_proc : gc_default_warn_proc;

@@ -496,7 +496,12 @@ struct gc_state {
 
 BIBOP_INTERNAL extern struct gc_state gc;
 
-#define LOCK() pthread_mutex_lock(&gc.lock)
+BIBOP_INTERNAL void gc_lock_contended(void);
+static inline void gc_lock(void) {
+  if (LIKELY(pthread_mutex_trylock(&gc.lock) == 0)) return;
+  gc_lock_contended();
+}
+#define LOCK() gc_lock()
 #define UNLOCK() pthread_mutex_unlock(&gc.lock)
 
 BIBOP_INTERNAL void gc_ensure_init(void);
