@@ -23,6 +23,7 @@
  * any region of ours) or points at the region's block descriptor array.
  * Classifying any machine word w is therefore:
  *
+ *     (w >> 28) outside the table's used slots: not ours, skip (pt_bounds)
  *     blocks = pt_table[w >> 28]           load 1 (NULL: not ours, skip)
  *     b = &blocks[(w >> 12) & 0xffff]      index arithmetic, no load
  *     b->state, b->obj_bytes, b->recip     load 2 (one cache line)
@@ -182,12 +183,20 @@ struct meta_vec;
 struct pt_range { uintptr_t lo, hi; bibop_addr_class cls; };
 
 BIBOP_INTERNAL extern struct block *pt_table[PT_ENTRIES];
+/* The set table entries all lie in slots [lo, lo + n), with lo in the low
+   32 bits of pt_bounds and n in the high ones (one word, so a reader never
+   sees half of an update; n is 0 while the table is empty). A word outside
+   (NULL, a small integer, a tag) is rejected without a load from the
+   table. */
+BIBOP_INTERNAL extern uint64_t pt_bounds;
 
 /* The descriptor of the block containing w, or NULL if w is in no region of
    ours. Two loads at most: the table entry, then (by the caller) the block. */
 static inline struct block *pt_block_of(uintptr_t w) {
-  if (UNLIKELY(w >> ADDRESS_BITS)) return NULL;
-  struct block *blocks = pt_table[w >> REGION_SHIFT];
+  uint64_t bounds = __atomic_load_n(&pt_bounds, __ATOMIC_RELAXED);
+  uintptr_t slot = w >> REGION_SHIFT;
+  if (slot - (uint32_t)bounds >= (bounds >> 32)) return NULL;
+  struct block *blocks = pt_table[slot];
   if (!blocks) return NULL;
   return &blocks[(w >> BLOCK_SHIFT) & (BLOCKS_PER_REGION - 1)];
 }

@@ -28,6 +28,26 @@
 #include <unistd.h>
 
 struct block *pt_table[PT_ENTRIES];
+uint64_t pt_bounds;
+
+/* Set a table slot (never cleared), widening pt_bounds to cover it first,
+   so a reader that sees the entry also passes the bounds. Writers hold the
+   allocation lock or the ranges' lock; the bounds are updated with a
+   compare-and-swap as the two may run at once. */
+static void set_slot(struct block **slot, struct block *blocks) {
+  uint64_t i = (uint64_t)(slot - pt_table);
+  uint64_t old = __atomic_load_n(&pt_bounds, __ATOMIC_RELAXED), want;
+  do {
+    uint64_t lo = (uint32_t)old, n = old >> 32;
+    uint64_t hi = lo + n;
+    if (n == 0) lo = i, hi = i + 1;
+    if (i < lo) lo = i;
+    if (i + 1 > hi) hi = i + 1;
+    want = lo | (hi - lo) << 32;
+  } while (!__atomic_compare_exchange_n(&pt_bounds, &old, want, false, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED));
+  __atomic_store_n(slot, blocks, __ATOMIC_RELEASE);
+}
 
 static struct meta_vec ranges = { .item_size = sizeof(struct pt_range) };  /* sorted by lo */
 
@@ -65,7 +85,7 @@ struct block *pt_add_region(char *base) {
   if (pagehash_enabled)
     for (size_t i = 0; i < BLOCKS_PER_REGION; i++)
       pagehash_insert((uintptr_t)base + (i << BLOCK_SHIFT), &blocks[i]);
-  __atomic_store_n(slot, blocks, __ATOMIC_RELEASE);
+  set_slot(slot, blocks);
   return blocks;
 }
 
@@ -83,7 +103,7 @@ static bool describe_static_pages(uintptr_t lo, uintptr_t hi, bool is_static) {
       uint64_t *bits = meta_alloc(BLOCKS_PER_REGION / 8);
       if (!bits) return false;   /* the array stays unused in this process */
       pt_region_info(blocks)->static_pages = bits;
-      __atomic_store_n(slot, blocks, __ATOMIC_RELEASE);
+      set_slot(slot, blocks);
     }
     if (pt_is_heap_array(*slot)) continue;   /* never: refused at registration */
     uint64_t *bits = pt_region_info(*slot)->static_pages;
