@@ -158,6 +158,11 @@ struct block *heap_new_small_block(int kind, unsigned granules) {
   b->obj_bytes = bytes;
   b->nobjs = (uint16_t)(BLOCK_BYTES / bytes);
   b->recip = reciprocal_of(bytes);
+  const struct kind *k = &gc.kinds[kind];
+  b->kind_flags = (uint8_t)((k->pointer_free ? BLOCK_KIND_POINTER_FREE : 0) |
+                            (k->uncollectable ? BLOCK_KIND_UNCOLLECTABLE : 0) |
+                            (k->any_interior ? BLOCK_KIND_ANY_INTERIOR : 0) |
+                            (k->add_size && k->descr == GC_DS_LENGTH ? BLOCK_KIND_LENGTH_DESCR : 0));
   struct size_class_list *cls = &gc.classes[kind][granules];
   b->next = cls->blocks;
   cls->blocks = b;

@@ -123,6 +123,15 @@ struct kind {
 
 /* ---- block descriptors --------------------------------------------------- */
 
+/* What the marker needs of a small block's kind, copied into the block so
+   that marking an object reads no kind. */
+enum {
+  BLOCK_KIND_POINTER_FREE = 1,
+  BLOCK_KIND_UNCOLLECTABLE = 2,
+  BLOCK_KIND_ANY_INTERIOR = 4,
+  BLOCK_KIND_LENGTH_DESCR = 8,   /* its objects are scanned whole: descriptor = size */
+};
+
 enum block_state {
   BLOCK_UNUSED = 0,   /* not part of the heap (zero page reads as this) */
   BLOCK_FREE,         /* committed, in a free run */
@@ -139,6 +148,8 @@ struct block {
   uint8_t marks_in_bytes;  /* SMALL: parallel marking set some of the region's
                               mark bytes of this block; mark.c folds them into
                               mark[] and clears both when the phase ends */
+  uint8_t kind_flags;  /* SMALL: the kind's BLOCK_KIND_* facts, for the marker
+                          (kinds never change once defined) */
   uint32_t obj_bytes;  /* SMALL: object size in bytes */
   uint32_t recip;      /* SMALL: ceil(2^32 / obj_bytes), for object index */
   union {

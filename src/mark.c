@@ -218,20 +218,21 @@ static ALWAYS_INLINE struct mark_entry *mark_resolved(struct marker *m, struct m
     uintptr_t off = w & (BLOCK_BYTES - 1);
     unsigned i = (unsigned)((off * (uint64_t)b->recip) >> 32);
     size_t displacement = off - (size_t)i * b->obj_bytes;
-    const struct kind *k = &gc.kinds[b->kind];
+    unsigned flags = b->kind_flags;
     if (i >= b->nobjs ||
         (displacement && !GC_all_interior_pointers && !gc.valid_offsets[displacement] &&
-         !m->any_interior && !k->any_interior)) {
+         !m->any_interior && !(flags & BLOCK_KIND_ANY_INTERIOR))) {
       m->stats.cand_free++;
       return top;
     }
     m->stats.cand_object++;
-    if (k->uncollectable) return top;      /* live ones are roots; free slots stay free */
+    if (flags & BLOCK_KIND_UNCOLLECTABLE) return top;      /* live ones are roots; free slots stay free */
     if (!claim_small(b, i, parallel)) return top;
     m->marked++;
     m->stats.marked_bytes += b->obj_bytes;
-    if (!k->pointer_free)
-      top = push(m, top, (char *)(w - displacement), descriptor_of(b->kind, b->obj_bytes));
+    if (!(flags & BLOCK_KIND_POINTER_FREE))
+      top = push(m, top, (char *)(w - displacement),
+                 (flags & BLOCK_KIND_LENGTH_DESCR) ? b->obj_bytes : descriptor_of(b->kind, b->obj_bytes));
     return top;
   }
   if (state == BLOCK_LARGE || state == BLOCK_LARGE_TAIL) {
