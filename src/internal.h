@@ -180,9 +180,6 @@ struct region_info {
   uint32_t chunk_freed_at[CHUNKS_PER_REGION]; /* gc_no when it became free */
   uint64_t *static_pages;              /* static-only slot: one bit per 4 KiB page,
                                           set for pages of registered static ranges */
-  uint8_t *mark_bytes;                 /* heap region: MAX_OBJS_PER_BLOCK bytes per
-                                          block, set instead of mark bits while several
-                                          markers run; all zero outside that phase */
 };
 #define REGION_INFO_BYTES 4096
 _Static_assert(sizeof(struct region_info) <= REGION_INFO_BYTES, "region info fits its page");
@@ -230,10 +227,15 @@ static inline char *block_addr(const struct block *b) {
   return pt_region_info(blocks)->base + ((size_t)(b - blocks) << BLOCK_SHIFT);
 }
 
-/* The parallel-marking mark bytes of a heap block (mark.c). */
+/* The parallel-marking mark bytes of a heap block (mark.c): a heap region's
+   array is followed by MAX_OBJS_PER_BLOCK bytes per block, all zero outside
+   that phase, so they are found from the descriptor's address alone, with
+   no load (pagetable.c reserves them with the array). */
+#define MARK_BYTES_PER_REGION ((size_t)BLOCKS_PER_REGION * MAX_OBJS_PER_BLOCK)
 static inline uint8_t *block_mark_bytes(const struct block *b) {
-  struct block *blocks = block_array_of(b);
-  return pt_region_info(blocks)->mark_bytes + (size_t)(b - blocks) * MAX_OBJS_PER_BLOCK;
+  uintptr_t array = (uintptr_t)block_array_of(b);
+  return (uint8_t *)(array + DESCRIPTOR_ARRAY_BYTES) +
+         ((uintptr_t)b - array) / sizeof(struct block) * MAX_OBJS_PER_BLOCK;
 }
 
 /* A descriptor array describes a heap region, or only static pages. Heap

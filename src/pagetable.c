@@ -58,11 +58,15 @@ void pt_init(void) {
 
 /* A zeroed descriptor array (every block UNUSED) with its info page just
    below it, at an even multiple of 4 MiB for a heap region and an odd one
-   for a static-only slot (pt_is_static_desc). Reserve three array sizes
-   aligned to two, keep the array and its info page, give the rest back. */
+   for a static-only slot (pt_is_static_desc). A heap region's mark bytes
+   follow its array (block_mark_bytes), reserved only: a page of them is
+   touched when parallel marking first marks an object of one of its 16
+   blocks. Reserve enough aligned to two array sizes, keep the array, its
+   info page and the mark bytes, give the rest back. */
 static struct block *new_descriptor_array(bool static_only) {
   const size_t A = DESCRIPTOR_ARRAY_BYTES;
-  char *map = os_map_noreserve(3 * A, 2 * A);
+  const size_t kept = static_only ? A : A + MARK_BYTES_PER_REGION;
+  char *map = os_map_noreserve(2 * A + kept, 2 * A);
   if (!map) return NULL;
   char *array = map + (static_only ? A : 2 * A);
   os_unmap(map, (size_t)(array - map) - REGION_INFO_BYTES);
@@ -76,12 +80,7 @@ struct block *pt_add_region(char *base) {
   struct block **slot = &pt_table[(uintptr_t)base >> REGION_SHIFT];
   struct block *blocks = new_descriptor_array(false);
   if (!blocks) return NULL;
-  /* Reserved only: a page of mark bytes is touched when parallel marking
-     first marks an object of one of its 16 blocks. */
-  uint8_t *mark_bytes = os_map_noreserve(BLOCKS_PER_REGION * MAX_OBJS_PER_BLOCK, BLOCK_BYTES);
-  if (!mark_bytes) return NULL;   /* the array stays unused, like a refused region */
   pt_region_info(blocks)->base = base;
-  pt_region_info(blocks)->mark_bytes = mark_bytes;
   if (pagehash_enabled)
     for (size_t i = 0; i < BLOCKS_PER_REGION; i++)
       pagehash_insert((uintptr_t)base + (i << BLOCK_SHIFT), &blocks[i]);
