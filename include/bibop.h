@@ -166,6 +166,18 @@ struct bibop_mark_stats {
 };
 BIBOP_API void bibop_get_mark_stats(struct bibop_mark_stats *out);
 
+/* Who marked in the last completed collection, besides the collecting
+   thread: helper threads (GC_MARKERS), and volunteers, registered threads
+   that the stop-the-world signal found running and that marked inside
+   their suspend handler (BIBOP_VOLUNTEERS=0 turns them off). */
+struct bibop_marker_counts {
+  unsigned long gc_no;              /* collections so far (0: none yet) */
+  unsigned helpers;                 /* helper threads that joined its marking */
+  unsigned volunteers;              /* stopped threads that joined it */
+  unsigned long long total_helpers, total_volunteers;   /* over all collections */
+};
+BIBOP_API void bibop_get_marker_counts(struct bibop_marker_counts *out);
+
 #ifdef __cplusplus
 }
 #endif

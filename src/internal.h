@@ -624,6 +624,7 @@ BIBOP_INTERNAL void markers_add_stats(struct mark_stats *sum);  /* and reset the
 BIBOP_INTERNAL void mark_print_stats(FILE *out);   /* GC_PRINT_STATS: the last marking */
 BIBOP_INTERNAL void mark_stats_add(struct mark_stats *sum, struct mark_stats *one); /* resets one */
 BIBOP_INTERNAL void markers_after_fork(void);
+BIBOP_INTERNAL void markers_count_phase(void);   /* who joined: bibop_get_marker_counts */
 BIBOP_INTERNAL bool markers_volunteer_offer(unsigned long *generation);
 BIBOP_INTERNAL void markers_volunteer_mark(unsigned long generation, volatile unsigned long *open_epoch,
                                            unsigned long epoch);

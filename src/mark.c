@@ -673,6 +673,7 @@ void mark_stats_add(struct mark_stats *sum, struct mark_stats *one) {
 void mark_finish(void) {
   bool parallel = main_marker.parallel;
   markers_finish_phase(&main_marker);
+  markers_count_phase();
   if (parallel) mark_fold_bytes();
   mark_recover_overflow();
   gc.marked_objects = main_marker.marked + markers_marked_objects();

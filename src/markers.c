@@ -58,6 +58,9 @@ static volatile unsigned long phase_generation;
 static int helpers_joined, helpers_finished;   /* markers other than the collector's */
 static int helper_places, volunteer_places;    /* still open in this phase */
 static int volunteers_seated;
+/* Who joined: this phase's counts, then the last finished phase's and the
+   totals (allocation lock). */
+static struct bibop_marker_counts counts;
 
 /* Guarded by the allocation lock. */
 static int helpers_running;
@@ -283,6 +286,7 @@ static bool marker_ready(struct marker *m, size_t entries, bool fixed_stack) {
 }
 
 void markers_start_phase(struct marker *main) {
+  counts.helpers = counts.volunteers = 0;
   if (!helpers_running && gc.thread_count >= 2) start_helpers();
   int offered = __atomic_exchange_n(&volunteers_offered, 0, __ATOMIC_ACQ_REL);
   int volunteers = 0;
@@ -315,6 +319,8 @@ void markers_finish_phase(struct marker *main) {
   }
   work_until_done(main, false);
   /* phase_done is set: no marker joins any more, helpers_joined is final. */
+  counts.volunteers = (unsigned)volunteers_seated;
+  counts.helpers = (unsigned)helpers_joined - counts.volunteers;
   uint64_t until = os_now_ns() + IDLE_SPIN_NS;
   while (__atomic_load_n(&helpers_finished, __ATOMIC_ACQUIRE) <
              __atomic_load_n(&helpers_joined, __ATOMIC_ACQUIRE) && os_now_ns() < until)
@@ -362,6 +368,21 @@ void markers_after_fork(void) {
   helpers_running = 0;
   volunteers_offered = 0;
   GC_parallel = 0;
+}
+
+/* After a collection (mark_finish): the phase's counts become the last. */
+void markers_count_phase(void) {
+  counts.gc_no = GC_gc_no + 1;   /* the collection now ending */
+  counts.total_helpers += counts.helpers;
+  counts.total_volunteers += counts.volunteers;
+}
+
+BIBOP_API void bibop_get_marker_counts(struct bibop_marker_counts *out) {
+  if (!out) return;
+  gc_ensure_init();
+  LOCK();
+  *out = counts;
+  UNLOCK();
 }
 
 GC_API void GC_start_mark_threads(void) {
