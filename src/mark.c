@@ -5,9 +5,10 @@
  * scanned a chunk at a time with the rest pushed back. A full stack doubles
  * in place; when it cannot (a client mark procedure holds pointers into it,
  * it is a volunteer's, memory is refused, the size limit is reached) an
- * entry is dropped and a flag set; marking then finishes, the stack grows, and every marked object
- * is scanned again until nothing was dropped (dropped entries are always of
- * objects already marked, so nothing reachable is lost).
+ * entry is dropped and a flag set; marking then finishes, the stack grows,
+ * and every marked object is scanned again until nothing was dropped
+ * (dropped entries are always of objects already marked, so nothing
+ * reachable is lost).
  * Prefetching in two stages (candidate FIFO for descriptors, scan-ahead
  * FIFO for objects) and per-marker statistics: see "Marking speed" in
  * docs/ARCHITECTURE.md.

@@ -372,7 +372,6 @@ void markers_after_fork(void) {
 
 /* After a collection (mark_finish): the phase's counts become the last. */
 void markers_count_phase(void) {
-  counts.gc_no = GC_gc_no + 1;   /* the collection now ending */
   counts.total_helpers += counts.helpers;
   counts.total_volunteers += counts.volunteers;
 }
@@ -382,6 +381,7 @@ BIBOP_API void bibop_get_marker_counts(struct bibop_marker_counts *out) {
   gc_ensure_init();
   LOCK();
   *out = counts;
+  out->gc_no = (unsigned long)GC_gc_no;
   UNLOCK();
 }
 

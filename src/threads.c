@@ -220,6 +220,24 @@ GC_API void GC_atfork_child(void) { fork_child(); }
 /* While fn runs the thread is not stopped for collections; its stack above
    this frame (registers spilled into it first) is scanned instead. fn must
    not touch the collected heap. */
+/* What GC_do_blocking restores when fn returns or its thread is cancelled
+   inside it (fn may wait in a cancellation point, as GC_pthread_join
+   does): cleanup handlers, which may allocate, then run outside the
+   section. */
+struct blocking_section {
+  struct gc_thread *me;
+  bool was_blocking;
+  char *was_sp;
+};
+
+static void leave_blocking(void *arg) {
+  struct blocking_section *section = arg;
+  LOCK();
+  section->me->blocking = section->was_blocking;
+  section->me->stack_ptr = section->was_sp;
+  UNLOCK();
+}
+
 GC_API void *GC_do_blocking(GC_fn_type fn, void *client_data) {
   struct gc_thread *me = tl_thread;
   if (!me) return fn(client_data);
@@ -227,16 +245,16 @@ GC_API void *GC_do_blocking(GC_fn_type fn, void *client_data) {
   __builtin_unwind_init();
   setjmp(regs);
   LOCK();
-  bool was_blocking = me->blocking;
-  char *was_sp = me->stack_ptr;
+  struct blocking_section section = { me, me->blocking, me->stack_ptr };
   me->stack_ptr = (char *)&regs;
   me->blocking = true;
   UNLOCK();
-  void *result = fn(client_data);
+  void *result;
+  pthread_cleanup_push(leave_blocking, &section);
+  result = fn(client_data);
+  pthread_cleanup_pop(1);
   LOCK();
-  me->blocking = was_blocking;
-  me->stack_ptr = was_sp;
-  bool suspend_now = me->suspend_requested && !was_blocking;
+  bool suspend_now = me->suspend_requested && !section.was_blocking;
   UNLOCK();
   /* Suspended while blocking: stop now, before touching the heap. */
   if (suspend_now) pthread_kill(pthread_self(), stopworld_suspend_signal());
@@ -391,35 +409,21 @@ GC_API int GC_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 
 /* A thread waiting in GC_pthread_join touches no heap: it waits in a
    blocking section, so collections neither signal nor wake it (on a VM,
-   waking an idle CPU twice per collection costs tens of microseconds).
-   pthread_join is a cancellation point: a cancelled joiner leaves the
-   section before its cleanup handlers, which may allocate, run. */
+   waking an idle CPU twice per collection costs tens of microseconds). */
 struct join_call {
   pthread_t thread;
   void **retval;
   int result;
-  bool was_blocking;
 };
-
-static void join_cancelled(void *arg) {
-  struct join_call *call = arg;
-  if (!tl_thread) return;
-  LOCK();
-  tl_thread->blocking = call->was_blocking;
-  UNLOCK();
-}
 
 static void *join_blocking(void *arg) {
   struct join_call *call = arg;
-  pthread_cleanup_push(join_cancelled, call);
   call->result = pthread_join(call->thread, call->retval);
-  pthread_cleanup_pop(0);
   return NULL;
 }
 
 GC_API int GC_pthread_join(pthread_t thread, void **retval) {
-  struct join_call call = { .thread = thread, .retval = retval,
-                            .was_blocking = tl_thread && tl_thread->blocking };
+  struct join_call call = { .thread = thread, .retval = retval };
   GC_do_blocking(join_blocking, &call);
   int r = call.result;
   if (r == 0) {
