@@ -257,6 +257,8 @@ static inline bool pt_static_page(const struct block *b) {
 }
 
 BIBOP_INTERNAL void pt_init(void);
+BIBOP_INTERNAL size_t pt_heap_region_count(void);
+BIBOP_INTERNAL struct block *pt_heap_region(size_t i);   /* descriptor array, 0 <= i < count */
 BIBOP_INTERNAL struct block *pt_add_region(char *base);  /* returns descriptor array */
 BIBOP_INTERNAL void pt_drop_descriptors(struct block *first, size_t n);
 BIBOP_INTERNAL extern size_t pt_range_count;
@@ -583,6 +585,8 @@ struct marker {
   bool any_interior;   /* scanning a stack: interior pointers always count */
   bool in_mark_proc;   /* a client mark procedure holds pointers into the stack */
   bool fixed_stack;    /* a volunteer's: overflow rather than grow (markers.c) */
+  bool writes_bits;    /* the collecting thread's: during a parallel phase the
+                          only marker that writes small blocks' mark bits (mark.c) */
   struct mark_stats stats;
   unsigned fifo_head, fifo_count;   /* empty whenever the marker is not draining */
   struct prefetch_slot *fifo;       /* PREFETCH_FIFO_MAX slots of metadata memory:
@@ -603,6 +607,8 @@ BIBOP_INTERNAL void mark_root_cells(void *const *lo, void *const *hi, uintptr_t 
 BIBOP_INTERNAL void mark_push_range(const void *lo, const void *hi); /* for GC_push_all */
 BIBOP_INTERNAL void mark_drain(void);
 BIBOP_INTERNAL void mark_finish(void);              /* all markers done, overflow recovered */
+BIBOP_INTERNAL void mark_fold_prepare(void);        /* a parallel phase starts */
+BIBOP_INTERNAL void mark_fold_share(void);          /* a marker's part of the fold: see mark.c */
 BIBOP_INTERNAL void mark_uncollectable_roots(void);
 /* Mark the object containing w if it is one; true if it was newly marked. */
 BIBOP_INTERNAL bool mark_word(uintptr_t w);

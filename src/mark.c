@@ -15,13 +15,16 @@
  * Invariant 1: a candidate word is dereferenced only if the page table and
  * the block descriptor say it is inside an object of a committed heap block.
  * Each marker (the collecting thread's, and the helpers of markers.c) has
- * its own stack, FIFO and counters; with several markers, mark bits are set
- * with an atomic OR and work is shared through markers.c's pool.
+ * its own stack, FIFO and counters; with several markers, only the
+ * collecting thread's sets small objects' mark bits, the others claim in
+ * mark bytes (claim_small), and work is shared through markers.c's pool.
  * Runs with the world stopped and the allocation lock held.
  */
 #include "internal.h"
 
 #include <string.h>
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 
 #define MARK_STACK_INITIAL_ENTRIES ((size_t)1 << 16)   /* 1 MiB */
 #define MARK_STACK_MAX_ENTRIES ((size_t)1 << 28)   /* 4 GiB: beyond, overflow recovery */
@@ -51,6 +54,7 @@ bool marker_init_stack(struct marker *m, size_t entries) {
 static void read_mark_settings(void);
 
 void mark_init(void) {
+  main_marker.writes_bits = true;
   if (!marker_init_stack(&main_marker, MARK_STACK_INITIAL_ENTRIES))
     gc_abort("bibop: cannot allocate the mark stack");
   read_mark_settings();
@@ -120,22 +124,40 @@ static inline bool set_mark_bit(uint64_t *word, uint64_t bit, bool parallel) {
   return true;
 }
 
-/* Claim object i of small block b for marking; true if this marker is the
-   first to. Alone, the marker sets the mark bit. With several markers it
-   sets the object's mark byte (block_mark_bytes) with a plain store: an
-   atomic OR on the shared bit word stalled the parallel marker for about
-   40% of its time (perf, bench/mt_gcbench.c). Two markers may both claim
-   an object, which only scans it twice. A bit already set (GC_set_mark_bit
-   from client code) counts as a claim. mark_fold_bytes turns the bytes into
-   bits when the phase ends, before anything else reads them. */
-static inline bool claim_small(struct block *b, unsigned i, bool parallel) {
+/* Claim object i of small block b for marking; true if marker m is the
+   first to. Alone, the marker sets the mark bit. With several markers, the
+   collecting thread's marker (writes_bits) still sets mark bits, with plain
+   stores: it is the only writer of small blocks' bit words during the
+   phase, so no update is lost. Every other marker claims in the object's
+   mark byte (block_mark_bytes) with a plain store instead, after testing
+   the bit; the bit writer tests the byte too once a block has any
+   (marks_in_bytes), so an object is scanned twice only when both claim it
+   at the same moment (harmless). The fold (mark_fold_share) turns the
+   bytes into bits when the phase ends, before anything else reads them.
+   Measured (docs/BENCHMARKS.md, "Session 6"): an atomic OR on the shared
+   bit word stalled the parallel marker for about 40% of its time (perf,
+   bench/mt_gcbench.c); owning blocks by compare-and-swap (one per block
+   and phase, then plain bit stores by the owner) made bench/pause.c's
+   2-marker pause 33.7 -> 37.9 ms; a single bit writer, with the fold
+   shared by all markers, took 7% off mt_gcbench's time with 2 and with 4
+   threads and left the 200 MiB pause where it was. */
+static ALWAYS_INLINE bool claim_small(struct marker *m, struct block *b, unsigned i, bool parallel) {
   uint64_t *word = &b->u.mark[i >> 6], bit = (uint64_t)1 << (i & 63);
-  if (*word & bit) return false;
   if (!parallel) {
+    if (*word & bit) return false;
     *word |= bit;
     return true;
   }
+  uint64_t bits = __atomic_load_n(word, __ATOMIC_RELAXED);
+  if (bits & bit) return false;
   uint8_t *byte = block_mark_bytes(b) + i;
+  if (m->writes_bits) {
+    if (UNLIKELY(__atomic_load_n(&b->marks_in_bytes, __ATOMIC_RELAXED)) &&
+        __atomic_load_n(byte, __ATOMIC_RELAXED))
+      return false;
+    __atomic_store_n(word, bits | bit, __ATOMIC_RELAXED);
+    return true;
+  }
   if (__atomic_load_n(byte, __ATOMIC_RELAXED)) return false;
   __atomic_store_n(byte, 1, __ATOMIC_RELAXED);
   if (!__atomic_load_n(&b->marks_in_bytes, __ATOMIC_RELAXED))
@@ -153,25 +175,47 @@ static inline uint64_t bytes_to_bits(const uint8_t *p) {
   return (eight * 0x0102040810204080ULL) >> 56;
 }
 
-/* After a parallel phase (helpers idle): every block's mark bytes become
-   mark bits and are cleared, so they are all zero again. */
-static void mark_fold_bytes(void) {
-  for (unsigned k = 0; k < gc.n_kinds; k++) {
-    if (gc.kinds[k].uncollectable) continue;
-    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
-      for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) {
-        if (!b->marks_in_bytes) continue;
-        uint8_t *bytes = block_mark_bytes(b);
-        unsigned used = (b->nobjs + 7u) & ~7u;   /* bytes beyond nobjs stay zero */
-        for (unsigned j = 0; j < used; j += 8)
-          b->u.mark[j / 64] |= bytes_to_bits(bytes + j) << (j % 64);
-        memset(bytes, 0, used);
-        b->marks_in_bytes = 0;
-      }
-  }
+/* Fold one block's mark bytes into its mark bits and clear them. */
+static void fold_block(struct block *b) {
+  uint8_t *bytes = block_mark_bytes(b);
+  unsigned used = (b->nobjs + 7u) & ~7u;   /* bytes beyond nobjs stay zero */
+  for (unsigned j = 0; j < used; j += 8)
+    b->u.mark[j / 64] |= bytes_to_bits(bytes + j) << (j % 64);
+  memset(bytes, 0, used);
+  b->marks_in_bytes = 0;
 }
 
-#define ALWAYS_INLINE inline __attribute__((always_inline))
+/* When a parallel phase ends, every block's mark bytes become mark bits and
+   are cleared, so they are all zero again. Every marker of the phase takes
+   a share once no marker has work left (markers.c), FOLD_CHUNKS chunks at a
+   time from a shared count, walking descriptors in address order; the
+   collector waits for all of them before anything reads the bits. On
+   bench/pause.c's 200 MiB heap the fold was 1.2 ms of a 33 ms 2-marker
+   pause when the collector did it alone. */
+#define FOLD_CHUNKS 4
+static unsigned long fold_next;    /* next chunk to fold (atomic) */
+static unsigned long fold_chunks;  /* heap regions x chunks per region, fixed for the phase */
+
+void mark_fold_prepare(void) {
+  fold_next = 0;
+  fold_chunks = pt_heap_region_count() * CHUNKS_PER_REGION;
+}
+
+void mark_fold_share(void) {
+  for (;;) {
+    unsigned long c = __atomic_fetch_add(&fold_next, FOLD_CHUNKS, __ATOMIC_RELAXED);
+    if (c >= fold_chunks) return;
+    unsigned long end = c + FOLD_CHUNKS < fold_chunks ? c + FOLD_CHUNKS : fold_chunks;
+    for (; c < end; c++) {
+      struct block *blocks = pt_heap_region(c / CHUNKS_PER_REGION);
+      size_t chunk = c % CHUNKS_PER_REGION;
+      if (!pt_region_info(blocks)->chunk_committed[chunk]) continue;   /* no descriptors */
+      struct block *b = blocks + chunk * BLOCKS_PER_CHUNK;
+      for (size_t k = 0; k < BLOCKS_PER_CHUNK; k++, b++)
+        if (b->state == BLOCK_SMALL && b->marks_in_bytes) fold_block(b);
+    }
+  }
+}
 
 /* The loop's configuration, fixed for a whole drain and compiled into it:
    each combination is a separate copy of the loop (runners[] below), so the
@@ -240,7 +284,7 @@ static ALWAYS_INLINE struct mark_entry *mark_resolved(struct marker *m, struct m
     }
     m->stats.cand_object++;
     if (flags & BLOCK_KIND_UNCOLLECTABLE) return top;      /* live ones are roots; free slots stay free */
-    if (!claim_small(b, i, parallel)) return top;
+    if (!claim_small(m, b, i, parallel)) return top;
     m->marked++;
     m->stats.marked_bytes += b->obj_bytes;
     if (!(flags & BLOCK_KIND_POINTER_FREE))
@@ -298,9 +342,13 @@ static ALWAYS_INLINE struct mark_entry *consider(struct marker *m, struct mark_e
     return top;
   }
   if (!(mode & MODE_PREFETCH)) return mark_resolved(m, top, w, b, mode & MODE_PARALLEL);
-  __builtin_prefetch(b, 1);          /* mark bits: will be written */
-  if (mode & MODE_BYTE_PREFETCH)      /* the mark byte's line, guessed: see above */
-    __builtin_prefetch(block_mark_bytes(b) + ((w >> 5) & 64), 1);
+  if (!(mode & MODE_PARALLEL) || m->writes_bits) {
+    __builtin_prefetch(b, 1);          /* mark bits: will be written */
+  } else {
+    __builtin_prefetch(b, 0);          /* only read: the line stays shared */
+    if (mode & MODE_BYTE_PREFETCH)     /* the mark byte's line, guessed: see above */
+      __builtin_prefetch(block_mark_bytes(b) + ((w >> 5) & 64), 1);
+  }
   m->fifo[(m->fifo_head + m->fifo_count) & (PREFETCH_FIFO_MAX - 1)] = (struct prefetch_slot){ w, b };
   if (++m->fifo_count >= prefetch_size)
     while (m->fifo_count > prefetch_low) top = fifo_take(m, top, mode);
@@ -672,10 +720,8 @@ void mark_stats_add(struct mark_stats *sum, struct mark_stats *one) {
 /* The phase's statistics: every marker's counters summed (markers_add_stats
    resets the helpers'; the main marker's are reset at the next start). */
 void mark_finish(void) {
-  bool parallel = main_marker.parallel;
   markers_finish_phase(&main_marker);
-  markers_count_phase();
-  if (parallel) mark_fold_bytes();
+  markers_count_phase();   /* the fold of mark bytes is done: markers_finish_phase */
   mark_recover_overflow();
   gc.marked_objects = main_marker.marked + markers_marked_objects();
   struct mark_stats *s = &gc.mark_stats;
@@ -726,10 +772,19 @@ void mark_set_bit(const void *obj, bool on) {
   struct block *b;
   uint64_t *word = mark_bit_of(obj, &bit, &b);
   if (!word) return;
-  /* Atomic: client code may call this while helper markers run. */
+  /* Client code may call this while markers run in parallel (a mark
+     procedure, GC_push_other_roots). Then only the collecting thread's
+     marker writes small blocks' bits, with plain stores (claim_small), so
+     the mark goes in the object's mark byte. A clear during a phase may
+     lose to the bit writer's store and keep the object: the safe way. */
+  if (on && b->state == BLOCK_SMALL && main_marker.parallel) {
+    unsigned i = (unsigned)(word - b->u.mark) * 64 + (unsigned)__builtin_ctzll(bit);
+    __atomic_store_n(block_mark_bytes(b) + i, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->marks_in_bytes, 1, __ATOMIC_RELAXED);
+    return;
+  }
   if (on) __atomic_fetch_or(word, bit, __ATOMIC_RELAXED);
   else __atomic_fetch_and(word, ~bit, __ATOMIC_RELAXED);
-  (void)b;
 }
 
 /* Mark everything reachable from obj's contents, not obj itself. */

@@ -22,7 +22,9 @@
  * idle and the shared pool empty moves the older half of its stack into the
  * pool (older entries tend to root larger subgraphs). Idle markers take
  * entries from the pool. The phase ends when no joined marker is active and
- * the pool is empty. Small objects are claimed in mark bytes (mark.c).
+ * the pool is empty; then every marker takes a share of the fold of mark
+ * bytes into bits. The collector's marker sets small objects' mark bits,
+ * the others claim them in mark bytes (mark.c, claim_small).
  * Invariant: markers touch the heap only between markers_start_phase and
  * the end of markers_finish_phase, which the collector runs with the world
  * stopped and the allocation lock held. A volunteer's stack never grows
@@ -146,7 +148,9 @@ static void wait_for_work(bool volunteer) {
   }
 }
 
-/* Drain, take from the pool, wait for work; return when the phase is over. */
+/* Drain, take from the pool, wait for work; when the phase is over (every
+   marker idle, the pool empty), take a share of the fold of mark bytes
+   (mark.c) and return. */
 static void work_until_done(struct marker *m, bool volunteer) {
   for (;;) {
     marker_drain(m);
@@ -160,6 +164,7 @@ static void work_until_done(struct marker *m, bool volunteer) {
       phase_done = true;
       pthread_cond_broadcast(&pool_cond);
       pthread_mutex_unlock(&pool_lock);
+      mark_fold_share();
       return;
     }
     markers_waiting++;
@@ -167,6 +172,7 @@ static void work_until_done(struct marker *m, bool volunteer) {
     markers_waiting--;
     if (phase_done) {
       pthread_mutex_unlock(&pool_lock);
+      mark_fold_share();
       return;
     }
     active_markers++;
@@ -307,6 +313,7 @@ void markers_start_phase(struct marker *main) {
   volunteers_seated = 0;
   phase_done = false;
   main->parallel = helpers + volunteers > 0;
+  if (main->parallel) mark_fold_prepare();
   phase_generation++;                       /* what the volunteers wait for */
   for (int i = 0; i < helpers; i++) pthread_cond_signal(&phase_cond);
   pthread_mutex_unlock(&pool_lock);

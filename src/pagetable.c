@@ -50,6 +50,12 @@ static void set_slot(struct block **slot, struct block *blocks) {
 }
 
 static struct meta_vec ranges = { .item_size = sizeof(struct pt_range) };  /* sorted by lo */
+/* Every heap region's descriptor array, in reservation order (allocation
+   lock; only appended, so a marker may read it during a phase). */
+static struct meta_vec heap_arrays = { .item_size = sizeof(struct block *) };
+
+size_t pt_heap_region_count(void) { return heap_arrays.count; }
+struct block *pt_heap_region(size_t i) { return ((struct block **)heap_arrays.items)[i]; }
 
 void pt_init(void) {
   long v;
@@ -79,7 +85,7 @@ struct block *pt_add_region(char *base) {
      mapped memory) is replaced: the heap's pages are not static. */
   struct block **slot = &pt_table[(uintptr_t)base >> REGION_SHIFT];
   struct block *blocks = new_descriptor_array(false);
-  if (!blocks) return NULL;
+  if (!blocks || !meta_vec_push(&heap_arrays, &blocks)) return NULL;   /* an array refused stays unused */
   pt_region_info(blocks)->base = base;
   if (pagehash_enabled)
     for (size_t i = 0; i < BLOCKS_PER_REGION; i++)

@@ -41,6 +41,19 @@ static inline unsigned trng_below(trng_t *r, unsigned n) { return (unsigned)(trn
 
 /* ---- the hang watchdog -------------------------------------------------- */
 
+/* Run fn((void *)0) .. fn((void *)(n - 1)) in n threads and join them all
+   (a macro: with gc.h and GC_THREADS included first, these are
+   GC_pthread_create and GC_pthread_join). */
+#define T_RUN_THREADS(fn, n)                                                    \
+    do {                                                                        \
+        pthread_t t_th_[(n)];                                                   \
+        for (uintptr_t t_i_ = 0; t_i_ < (n); t_i_++)                            \
+            TCHECK(pthread_create(&t_th_[t_i_], NULL, (fn), (void *)t_i_) == 0, \
+                   "pthread_create failed");                                    \
+        for (uintptr_t t_i_ = 0; t_i_ < (n); t_i_++)                            \
+            TCHECK(pthread_join(t_th_[t_i_], NULL) == 0, "pthread_join failed"); \
+    } while (0)
+
 static const char *volatile t_stage = "start";
 
 static void t_on_alarm(int sig)

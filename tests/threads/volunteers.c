@@ -77,10 +77,7 @@ int main(int argc, char **argv)
     TLIST_BUILD(mine, KEPT_LEN, 7);
 
     t_stage = "workers";
-    pthread_t t[WORKERS];
-    for (uintptr_t i = 0; i < WORKERS; i++)
-        TCHECK(pthread_create(&t[i], NULL, worker, (void *)i) == 0, "pthread_create failed");
-    for (int i = 0; i < WORKERS; i++) TCHECK(pthread_join(t[i], NULL) == 0, "pthread_join failed");
+    T_RUN_THREADS(worker, WORKERS);
 
     t_stage = "check";
     tlist_verify(mine, KEPT_LEN, 7, "the joining thread's list");
