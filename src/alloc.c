@@ -62,7 +62,7 @@ static bool claim_window(struct cursor *c, struct block *b, unsigned w) {
   c->blk = b;
   c->word = w;
   c->base = block_addr(b) + (size_t)w * 64 * b->obj_bytes;
-  gc.bytes_since_gc += (size_t)__builtin_popcountll(free_bits) * b->obj_bytes;
+  gc.bytes_since_gc += (size_t)bits_set(free_bits) * b->obj_bytes;
   return true;
 }
 

@@ -193,7 +193,7 @@ static void sweep_setup(size_t *live_ptr, size_t *live_atomic) {
            needs an atomic add per marked object when markers run in
            parallel. */
         size_t in_use = 0;
-        for (unsigned w = 0; w < MARK_WORDS; w++) in_use += (size_t)__builtin_popcountll(b->u.mark[w]);
+        for (unsigned w = 0; w < MARK_WORDS; w++) in_use += (size_t)bits_set(b->u.mark[w]);
         if (in_use == 0) {
           *link = b->next;
           alloc_forget_block(b);

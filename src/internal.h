@@ -171,6 +171,16 @@ struct block {
 };
 _Static_assert(sizeof(struct block) == 64, "block descriptor is one cache line");
 
+/* The number of set bits of x. Built without a popcount instruction (the
+   baseline x86-64 target has none), __builtin_popcountll is a call into
+   libgcc; this is a dozen inline instructions on any target. */
+static inline unsigned bits_set(uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ULL;                                 /* pairs */
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);  /* nibbles */
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;                            /* bytes */
+  return (unsigned)((x * 0x0101010101010101ULL) >> 56);                  /* sum of bytes */
+}
+
 /* Descriptor array of a region comes right after one page of region info. */
 struct region_info {
   char *base;                          /* start of the 256 MiB region; NULL for a

@@ -391,7 +391,7 @@ static ALWAYS_INLINE struct mark_entry *scan_entry(struct marker *m, struct mark
     }
     case GC_DS_BITMAP: {
       GC_word bits = descr & ~(GC_word)GC_DS_TAGS;
-      m->stats.candidates += (uint64_t)__builtin_popcountll(bits);
+      m->stats.candidates += (uint64_t)bits_set(bits);
       uintptr_t *p = (uintptr_t *)start;
       for (; bits; bits <<= 1, p++)
         if ((GC_signed_word)bits < 0) top = consider(m, top, *p, mode);
