@@ -124,6 +124,14 @@ static inline bool set_mark_bit(uint64_t *word, uint64_t bit, bool parallel) {
   return true;
 }
 
+/* Mark byte `byte` of block b is set (claim_small, mark_set_bit); the
+   block records that it has bytes for the fold. */
+static inline void set_mark_byte(struct block *b, uint8_t *byte) {
+  __atomic_store_n(byte, 1, __ATOMIC_RELAXED);
+  if (!__atomic_load_n(&b->marks_in_bytes, __ATOMIC_RELAXED))
+    __atomic_store_n(&b->marks_in_bytes, 1, __ATOMIC_RELAXED);
+}
+
 /* Claim object i of small block b for marking; true if marker m is the
    first to. Alone, the marker sets the mark bit. With several markers, the
    collecting thread's marker (writes_bits) still sets mark bits, with plain
@@ -159,9 +167,7 @@ static ALWAYS_INLINE bool claim_small(struct marker *m, struct block *b, unsigne
     return true;
   }
   if (__atomic_load_n(byte, __ATOMIC_RELAXED)) return false;
-  __atomic_store_n(byte, 1, __ATOMIC_RELAXED);
-  if (!__atomic_load_n(&b->marks_in_bytes, __ATOMIC_RELAXED))
-    __atomic_store_n(&b->marks_in_bytes, 1, __ATOMIC_RELAXED);
+  set_mark_byte(b, byte);
   return true;
 }
 
@@ -791,8 +797,7 @@ void mark_set_bit(const void *obj, bool on) {
      lose to the bit writer's store and keep the object: the safe way. */
   if (on && b->state == BLOCK_SMALL && main_marker.parallel) {
     unsigned i = (unsigned)(word - b->u.mark) * 64 + (unsigned)__builtin_ctzll(bit);
-    __atomic_store_n(block_mark_bytes(b) + i, 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&b->marks_in_bytes, 1, __ATOMIC_RELAXED);
+    set_mark_byte(b, block_mark_bytes(b) + i);
     return;
   }
   if (on) __atomic_fetch_or(word, bit, __ATOMIC_RELAXED);

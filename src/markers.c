@@ -163,21 +163,17 @@ static void work_until_done(struct marker *m, bool volunteer) {
     if (--active_markers == 0) {
       phase_done = true;
       pthread_cond_broadcast(&pool_cond);
-      pthread_mutex_unlock(&pool_lock);
-      mark_fold_share();
-      return;
+      break;
     }
     markers_waiting++;
     wait_for_work(volunteer);
     markers_waiting--;
-    if (phase_done) {
-      pthread_mutex_unlock(&pool_lock);
-      mark_fold_share();
-      return;
-    }
+    if (phase_done) break;
     active_markers++;
     pthread_mutex_unlock(&pool_lock);
   }
+  pthread_mutex_unlock(&pool_lock);
+  mark_fold_share();
 }
 
 /* Join the current phase as one more marker. Under pool_lock. */
