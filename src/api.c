@@ -48,6 +48,7 @@ GC_API void GC_init(void) { gc_ensure_init(); }
 GC_API int GC_is_init_called(void) { return gc.initialized; }
 
 GC_API void GC_gcollect(void) {
+  roots_clear_dead_stack();
   gc_ensure_init();
   LOCK();
   if (!GC_dont_gc) gc_collect_locked("explicit");
@@ -58,6 +59,7 @@ GC_API void GC_gcollect(void) {
 
 GC_API int GC_try_to_collect(GC_stop_func stop_func) {
   (void)stop_func;   /* collections are not interruptible */
+  roots_clear_dead_stack();
   gc_ensure_init();
   LOCK();
   int done = !GC_dont_gc;
@@ -68,6 +70,7 @@ GC_API int GC_try_to_collect(GC_stop_func stop_func) {
 }
 
 GC_API void GC_gcollect_and_unmap(void) {
+  roots_clear_dead_stack();
   gc_ensure_init();
   LOCK();
   if (!GC_dont_gc) gc_collect_locked("explicit, unmap");

@@ -48,7 +48,6 @@ GC_API void GC_register_altstack(void *s, GC_word ss, void *a, GC_word as) {
   (void)s, (void)ss, (void)a, (void)as;
 }
 GC_API void GC_register_describe_type_fn(int kind, GC_describe_type_fn fn) { (void)kind, (void)fn; }
-GC_API void *GC_clear_stack(void *arg) { return arg; }
 GC_API int GC_is_tmp_root(void *p) { (void)p; return 0; }   /* no temporary roots */
 
 /* ---- real settings ------------------------------------------------------ */

@@ -237,8 +237,12 @@ static void update_pacing(void) {
   if (gc.min_bytes_allocd < floor) gc.min_bytes_allocd = floor;
 }
 
-void gc_collect_locked(const char *reason) {
-  if (gc.collecting) return;
+/* The phases of one collection. Runs below gc_collect_locked's frame, which
+   holds the collecting thread's registers: the roots scan that thread's
+   stack from gc.collect_entry_sp up, never these frames, whose unwritten
+   slots still hold whatever the client's returned frames left there. */
+static __attribute__((noinline)) void collect_phases(const char *reason) {
+  gc.collect_entry_sp = __builtin_frame_address(0);
   gc.collecting = true;
   /* Waiting for other threads and markers involves cancellation points;
      a collection must not be abandoned halfway. */
@@ -294,6 +298,7 @@ void gc_collect_locked(const char *reason) {
   gc.total_pause_ns += pause;
   if (pause > gc.max_pause_ns) gc.max_pause_ns = pause;
   gc.collecting = false;
+  gc.collect_entry_sp = NULL;
   notify(GC_EVENT_END);
   pthread_setcancelstate(cancel_state, NULL);
   trace_collection(&(struct trace_record){ .gc = GC_gc_no, .start_ns = t0, .end_ns = t0 + pause,
@@ -310,6 +315,15 @@ void gc_collect_locked(const char *reason) {
             atomic_load(&external_live) >> 10, gc.last_trigger_heap >> 10,
             gc.last_trigger_external >> 10);
   if (gc.print_stats) mark_print_stats(gc_log());
+}
+
+/* Spill every callee-saved register into this frame (they may hold the
+   client's only references), then collect in the frames below. */
+void gc_collect_locked(const char *reason) {
+  if (gc.collecting) return;
+  __builtin_unwind_init();
+  collect_phases(reason);
+  __asm__ volatile("" : : : "memory");   /* no tail call: this frame stays */
 }
 
 static bool fits(size_t nblocks) {

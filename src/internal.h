@@ -487,6 +487,9 @@ struct gc_state {
   pthread_mutex_t lock;          /* the allocation lock: protects all below */
   bool initialized;
   bool collecting;
+  char *collect_entry_sp;        /* while collecting: the collecting thread's
+                                    stack from here up is the client's and
+                                    its spilled registers (collect.c) */
 
   struct kind kinds[MAX_KINDS];
   unsigned n_kinds;
@@ -697,6 +700,7 @@ BIBOP_INTERNAL void roots_init(void);
 BIBOP_INTERNAL size_t roots_mark_all(void);   /* returns bytes of roots scanned */
 BIBOP_INTERNAL void roots_exclude(const void *lo, const void *hi);
 BIBOP_INTERNAL void roots_clear_exclusions(void);
+BIBOP_INTERNAL void roots_clear_dead_stack(void);
 BIBOP_INTERNAL bool roots_want_segment(const char *name, void *start, size_t size);
 
 #endif /* BIBOP_INTERNAL_H */

@@ -12,12 +12,15 @@
 #include "internal.h"
 
 #include <link.h>
-#include <setjmp.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 struct root_range { uintptr_t lo, hi; };
+
+/* Deeper than the library frames between a public entry and the collection
+   (a few hundred bytes), small enough to cost nothing beside a collection. */
+#define DEAD_STACK_CLEAR_BYTES 4096
 
 static struct meta_vec user_roots = { .item_size = sizeof(struct root_range) };
 static struct meta_vec exclusions = { .item_size = sizeof(struct root_range) }; /* sorted */
@@ -130,15 +133,29 @@ static void scan_stack(uintptr_t lo, uintptr_t hi) {
   scanned_bytes += hi - lo;
 }
 
-/* Spill callee-saved registers into a jmp_buf on this frame, then scan from
-   here to the stack base: the registers are part of the scanned stack. */
-static __attribute__((noinline)) void scan_own_stack_and_registers(void) {
-  jmp_buf regs;
-  __builtin_unwind_init();
-  setjmp(regs);
+/* The collecting thread's stack: from where it entered the collector (its
+   registers spilled just above, collect.c) to the stack base. The
+   collector's own frames below that point are not roots: their unwritten
+   slots hold stale words of the client's returned frames. */
+static void scan_own_stack_and_registers(void) {
   void *base = current_stack_base();
-  if (base) scan_stack((uintptr_t)&regs, (uintptr_t)base);
-  __asm__ volatile("" : : "r"(&regs) : "memory");   /* keep regs until here */
+  if (base) scan_stack((uintptr_t)gc.collect_entry_sp, (uintptr_t)base);
+}
+
+/* Zero the calling thread's dead stack just below the caller's frame, where
+   the frames of whatever it calls next will be laid: their unwritten slots
+   (alignment padding, unused spill slots) then hold zeros, not stale
+   pointers of returned frames. Entries that collect call this first, so
+   the library frames above gc.collect_entry_sp hold nothing stale. */
+__attribute__((noinline)) void roots_clear_dead_stack(void) {
+  volatile char dead[DEAD_STACK_CLEAR_BYTES];
+  memset((char *)dead, 0, sizeof dead);
+  __asm__ volatile("" : : "r"(dead) : "memory");   /* the stores must happen */
+}
+
+GC_API void *GC_clear_stack(void *arg) {
+  roots_clear_dead_stack();
+  return arg;
 }
 
 /* Other registered threads: stopped or suspended ones from where their
