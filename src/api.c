@@ -37,9 +37,6 @@ GC_oom_func GC_oom_fn = gc_default_oom_fn;
 GC_finalizer_notifier_proc GC_finalizer_notifier = NULL;
 GC_on_heap_resize_proc GC_on_heap_resize = NULL;
 GC_abort_func GC_on_abort = NULL;
-void (*GC_is_valid_displacement_print_proc)(void *) = NULL;
-void (*GC_is_visible_print_proc)(void *) = NULL;
-void (*GC_same_obj_print_proc)(void *, void *) = NULL;
 
 /* ---- initialisation and collection ---------------------------------------- */
 
@@ -360,9 +357,6 @@ GC_API GC_start_callback_proc GC_get_start_callback(void) { return gc.start_call
 GC_API void GC_enable_incremental(void) {}
 GC_API int GC_is_incremental_mode(void) { return 0; }
 
-/* bdwgc's GC_is_visible checks p only in its debugging builds and returns
-   it; so does bibop. */
-GC_API void *GC_is_visible(void *p) { return p; }
 
 GC_API void GC_push_finalizer_structures(void) {}
 
