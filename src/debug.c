@@ -7,10 +7,14 @@
  * allocation site, requested size, and a start guard that is a magic number
  * mixed with the object's address (so user data cannot pass for a header) —
  * and an end guard written right after the last requested byte, so that even
- * a one-byte overrun is caught. Guards are checked at GC_debug_free and, once
- * any debug object exists, at every collection; smashed objects are reported
- * with their allocation site. GC_debug_free fills the object with a pattern
- * and leaves it to the collector, so a write after free is reported too.
+ * a one-byte overrun is caught, and a tail guard in the object's last word,
+ * by which an object is still known after an underrun overwrote its header.
+ * Guards are checked at GC_debug_free and, once any debug object exists, at
+ * every collection; smashed objects are reported with their allocation site
+ * (unless the header itself was hit). GC_debug_free frees a damaged object
+ * all the same (after one report: it repairs the header and guards); it
+ * fills the object with a pattern and leaves it to the collector, so a write
+ * after free is reported too (uncollectable objects are freed at once).
  * In leak mode, collections report allocated objects that became
  * unreachable without GC_free (site and size for debug objects), then
  * reclaim them; a collection also runs at exit.
