@@ -36,7 +36,7 @@ void *GC_greatest_plausible_heap_addr = NULL;
 GC_oom_func GC_oom_fn = gc_default_oom_fn;
 GC_finalizer_notifier_proc GC_finalizer_notifier = NULL;
 GC_on_heap_resize_proc GC_on_heap_resize = NULL;
-GC_abort_func GC_on_abort = NULL;
+GC_abort_func GC_on_abort = gc_default_abort_func;
 
 /* ---- initialisation and collection ---------------------------------------- */
 
@@ -155,7 +155,9 @@ GC_API void GC_register_displacement(size_t offset) {
 
 /* ---- callbacks -------------------------------------------------------------- */
 
-GC_API void GC_set_oom_fn(GC_oom_func fn) { GC_oom_fn = fn; }
+/* Setters of callbacks the headers declare nonnull: NULL restores the
+   default rather than leave a NULL to be called. */
+GC_API void GC_set_oom_fn(GC_oom_func fn) { GC_oom_fn = fn ? fn : gc_default_oom_fn; }
 GC_API GC_oom_func GC_get_oom_fn(void) { return GC_oom_fn; }
 
 GC_API void GC_set_warn_proc(GC_warn_proc proc) {
@@ -165,7 +167,7 @@ GC_API void GC_set_warn_proc(GC_warn_proc proc) {
 }
 GC_API GC_warn_proc GC_get_warn_proc(void) { return gc.warn_proc; }
 
-GC_API void GC_set_abort_func(GC_abort_func fn) { GC_on_abort = fn; }
+GC_API void GC_set_abort_func(GC_abort_func fn) { GC_on_abort = fn ? fn : gc_default_abort_func; }
 GC_API GC_abort_func GC_get_abort_func(void) { return GC_on_abort; }
 
 GC_API void GC_set_on_collection_event(GC_on_collection_event_proc fn) {

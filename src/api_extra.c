@@ -143,6 +143,7 @@ GC_API int GC_get_kind_and_size(const void *p, size_t *psize) {
 
 /* Every allocated object (lock held by the caller, as bdwgc requires). */
 GC_API void GC_enumerate_reachable_objects_inner(GC_reachable_object_proc proc, void *cd) {
+  if (!proc) return;
   for (unsigned k = 0; k < gc.n_kinds; k++)
     for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
       for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) {
@@ -219,6 +220,7 @@ GC_API void *GC_is_visible(void *p) {
 }
 
 GC_API void *GC_pre_incr(void **p, ptrdiff_t how_much) {
+  if (!p) return NULL;
   void *initial = *p;
   void *result = GC_same_obj((char *)initial + how_much, initial);
   *p = result;
@@ -226,6 +228,7 @@ GC_API void *GC_pre_incr(void **p, ptrdiff_t how_much) {
 }
 
 GC_API void *GC_post_incr(void **p, ptrdiff_t how_much) {
+  if (!p) return NULL;
   void *initial = *p;
   *p = GC_same_obj((char *)initial + how_much, initial);
   return initial;
@@ -257,7 +260,7 @@ GC_API void *GC_memalign(size_t align, size_t lb) {
 }
 
 GC_API int GC_posix_memalign(void **memptr, size_t align, size_t lb) {
-  if (align < sizeof(void *) || (align & (align - 1))) return EINVAL;
+  if (!memptr || align < sizeof(void *) || (align & (align - 1))) return EINVAL;
   void *p = GC_memalign(align, lb);
   if (!p) return ENOMEM;
   *memptr = p;
@@ -318,7 +321,7 @@ GC_API void GC_start_world_external(void) {
 
 GC_API void *GC_get_my_stackbottom(struct GC_stack_base *sb) {
   struct gc_thread *me = threads_self();
-  sb->mem_base = me ? me->stack_base : NULL;
+  if (sb) sb->mem_base = me ? me->stack_base : NULL;
   return me;
 }
 
@@ -332,25 +335,30 @@ GC_API void GC_set_stackbottom(void *handle, const struct GC_stack_base *sb) {
 
 /* ---- printing -------------------------------------------------------------------- */
 
+/* Unbuffered, as bdwgc's: each message is out when the call returns (to the
+   descriptor itself, past any stdio buffer the client's own output sits
+   in), so what is printed just before an abort or a crash is never lost. */
 GC_API void GC_printf(const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  vfprintf(stdout, format, ap);
+  vdprintf(STDOUT_FILENO, format, ap);
   va_end(ap);
 }
 
 GC_API void GC_err_printf(const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  vfprintf(stderr, format, ap);
+  vdprintf(STDERR_FILENO, format, ap);
   va_end(ap);
 }
 
 GC_API void GC_log_printf(const char *format, ...) {
+  FILE *log = gc_log();
   va_list ap;
   va_start(ap, format);
-  vfprintf(gc_log(), format, ap);
+  vfprintf(log, format, ap);
   va_end(ap);
+  fflush(log);
 }
 
 GC_API void GC_incr_bytes_allocd(size_t n) { gc.bytes_since_gc += n; }

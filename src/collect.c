@@ -35,8 +35,10 @@
 #define MAX_HEAP_GROWTH_UNBOUNDED ((size_t)1 << 40)
 #define DEFAULT_UNMAP_THRESHOLD 6                  /* bdwgc's default */
 
+/* Warnings, like aborts below, go straight to the descriptor (bdwgc's
+   GC_err_printf), whatever buffering the client gave stderr. */
 void gc_default_warn_proc(char *msg, GC_word arg) {
-  fprintf(stderr, msg, arg);
+  dprintf(STDERR_FILENO, msg, arg);
 }
 
 void *gc_default_oom_fn(size_t bytes) {
@@ -79,9 +81,16 @@ void gc_warn(const char *msg, GC_word arg) {
   proc((char *)msg, arg);
 }
 
+/* bdwgc's default abort function: the message (if any) straight to the
+   stderr descriptor, so no buffer can hold it back from the abort() that
+   follows. */
+void gc_default_abort_func(const char *msg) {
+  if (msg) dprintf(STDERR_FILENO, "%s\n", msg);
+}
+
 _Noreturn void gc_abort(const char *msg) {
-  if (GC_on_abort) GC_on_abort(msg);
-  else fprintf(stderr, "%s\n", msg);
+  GC_abort_func on_abort = GC_on_abort;   /* a client may have stored NULL */
+  (on_abort ? on_abort : gc_default_abort_func)(msg);
   if (gc.loop_on_abort)
     for (;;) pause();   /* GC_LOOP_ON_ABORT: wait for a debugger */
   abort();

@@ -143,7 +143,7 @@ GC_API void GC_register_disclaim_proc(int kind, GC_disclaim_proc proc, int mark_
     return;
   }
   struct disclaim_kind *d = &disclaim_kinds[kind];
-  if (!d->proc) disclaim_kind_count++;
+  disclaim_kind_count += (proc != NULL) - (d->proc != NULL);   /* NULL: no procedure */
   d->proc = proc;
   d->mark_unconditionally = mark_from_all != 0;
   UNLOCK();
@@ -159,7 +159,7 @@ static int GC_CALLBACK finalized_disclaim(void *obj) {
   if (!(tagged & CLOSURE_TAG)) return 0;   /* allocated without a closure */
   *first = 0;
   const struct GC_finalizer_closure *fc = (const void *)(tagged & ~CLOSURE_TAG);
-  fc->proc(first + 1, fc->cd);
+  if (fc && fc->proc) fc->proc(first + 1, fc->cd);   /* allocated with a NULL closure */
   return 0;
 }
 

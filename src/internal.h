@@ -65,6 +65,13 @@
 #include <stdio.h>
 #include <pthread.h>
 
+/* The public headers declare some parameters nonnull (GC_ATTR_NONNULL): a
+   hint for clients' compilers. bdwgc ignores or rejects such calls all the
+   same, and so must bibop; but a definition that saw the attribute would
+   let the optimizer delete every NULL guard on those parameters (the
+   attribute promises NULL never comes), so inside the library it is empty.
+   -Wnonnull-compare stays on for everything else. */
+#define GC_ATTR_NONNULL(argnum)
 #include "gc/gc.h"
 #include "gc/gc_mark.h"
 #include "bibop.h"
@@ -552,6 +559,7 @@ BIBOP_INTERNAL void gc_warn(const char *msg, GC_word arg);
 BIBOP_INTERNAL FILE *gc_log(void);          /* where statistics go */
 BIBOP_INTERNAL void gc_dump_locked(FILE *out);
 BIBOP_INTERNAL void gc_default_warn_proc(char *msg, GC_word arg);
+BIBOP_INTERNAL void gc_default_abort_func(const char *msg);   /* GC_on_abort's initial value */
 BIBOP_INTERNAL void *gc_default_oom_fn(size_t bytes);
 BIBOP_INTERNAL _Noreturn void gc_abort(const char *msg);
 

@@ -198,12 +198,13 @@ GC_API int GC_thread_is_registered(void) { return tl_thread != NULL; }
 
 GC_API int GC_get_stack_base(struct GC_stack_base *sb) {
   char *base = own_stack_base();
-  if (!base) return GC_UNIMPLEMENTED;
+  if (!base || !sb) return GC_UNIMPLEMENTED;
   sb->mem_base = base;
   return GC_SUCCESS;
 }
 
 GC_API void *GC_call_with_stack_base(GC_stack_base_func fn, void *arg) {
+  if (!fn) return NULL;
   struct GC_stack_base sb;
   sb.mem_base = __builtin_frame_address(0);
   return fn(&sb, arg);
@@ -240,6 +241,7 @@ static void leave_blocking(void *arg) {
 
 GC_API void *GC_do_blocking(GC_fn_type fn, void *client_data) {
   struct gc_thread *me = tl_thread;
+  if (!fn) return NULL;
   if (!me) return fn(client_data);
   jmp_buf regs;
   __builtin_unwind_init();
@@ -266,6 +268,7 @@ GC_API void *GC_do_blocking(GC_fn_type fn, void *client_data) {
    whole stack is then scanned from wherever it is stopped. */
 GC_API void *GC_call_with_gc_active(GC_fn_type fn, void *client_data) {
   struct gc_thread *me = tl_thread;
+  if (!fn) return NULL;
   if (!me || !me->blocking) return fn(client_data);
   LOCK();
   char *blocked_sp = me->stack_ptr;
@@ -280,6 +283,7 @@ GC_API void *GC_call_with_gc_active(GC_fn_type fn, void *client_data) {
 }
 
 GC_API void *GC_call_with_alloc_lock(GC_fn_type fn, void *client_data) {
+  if (!fn) return NULL;
   gc_ensure_init();
   LOCK();
   void *result = fn(client_data);
