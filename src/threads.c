@@ -34,7 +34,11 @@
 
 static __thread struct gc_thread *tl_thread __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
-static int handle_fork = 1;       /* GC_set_handle_fork: 1 auto, -1 manual, 0 off */
+static int handle_fork = 1;       /* GC_set_handle_fork: 1 auto, -1 auto if possible, 0 manual */
+/* Our pthread_atfork handlers are installed: GC_atfork_* must do nothing,
+   or a client's GC_atfork_prepare would hold the (non-recursive) lock that
+   the handler then takes inside fork(). */
+static bool fork_handled_automatically;
 
 struct gc_thread *threads_self(void) { return tl_thread; }
 
@@ -162,13 +166,19 @@ static void fork_child(void) {
   UNLOCK();
 }
 
-/* Called once by the collector's initialisation, under the lock. */
+/* Called once by the collector's initialisation, under the lock. As in
+   bdwgc, GC_set_handle_fork(-1) asks for the handlers too, but only
+   GC_set_handle_fork(0) or a failed pthread_atfork leaves fork to the
+   client's GC_atfork_* calls. */
 void threads_init(void) {
   if (pthread_key_create(&exit_key, unregister_at_exit) != 0)
     gc_abort("bibop: cannot create the thread-exit key");
   stopworld_init();
-  if (handle_fork > 0 && pthread_atfork(fork_prepare, fork_parent, fork_child) != 0)
-    gc_warn("GC Warning: bibop could not install its fork handlers\n", 0);
+  if (handle_fork != 0) {
+    fork_handled_automatically = pthread_atfork(fork_prepare, fork_parent, fork_child) == 0;
+    if (!fork_handled_automatically && handle_fork > 0)
+      gc_warn("GC Warning: bibop could not install its fork handlers\n", 0);
+  }
   if (!register_locked(own_stack_base()))
     gc_abort("bibop: cannot register the initial thread");
 }
@@ -211,9 +221,18 @@ GC_API void *GC_call_with_stack_base(GC_stack_base_func fn, void *arg) {
 
 GC_API void GC_set_handle_fork(int value) { handle_fork = value; }
 
-GC_API void GC_atfork_prepare(void) { fork_prepare(); }
-GC_API void GC_atfork_parent(void) { fork_parent(); }
-GC_API void GC_atfork_child(void) { fork_child(); }
+/* gc.h: the client's calls around fork() do the work only when our
+   handlers do not. */
+GC_API void GC_atfork_prepare(void) {
+  gc_ensure_init();
+  if (!fork_handled_automatically) fork_prepare();
+}
+GC_API void GC_atfork_parent(void) {
+  if (!fork_handled_automatically) fork_parent();
+}
+GC_API void GC_atfork_child(void) {
+  if (!fork_handled_automatically) fork_child();
+}
 
 /* ---- blocking sections ------------------------------------------------------- */
 
