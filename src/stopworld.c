@@ -102,8 +102,12 @@ static void wait_in_handler(struct gc_thread *me, unsigned long epoch) {
   }
 }
 
+/* Only on the stack the system gave the thread, and only when the thread's
+   stack bottom lies in it too: a coroutine's stack (GC_set_stackbottom)
+   may be small, and end in a guard page. */
 static bool may_volunteer(const struct gc_thread *me, const char *sp) {
-  return me->stack_limit && sp < me->stack_base && me->stack_limit < sp &&
+  const char *base = threads_stack_base(me);
+  return me->stack_limit && me->stack_limit < sp && sp < base && base <= me->system_stack_hi &&
          (size_t)(sp - me->stack_limit) > VOLUNTEER_STACK_ROOM &&
          !__atomic_load_n(&me->suspend_requested, __ATOMIC_ACQUIRE);
 }

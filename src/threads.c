@@ -10,6 +10,8 @@
  * before running their start routine; any other thread may call
  * GC_register_my_thread. A pthread key destructor unregisters a thread that
  * exits without doing so, so no stale stack range is left behind.
+ * Stack bottoms move with coroutines: the main thread's is GC_stackbottom,
+ * read at each use; GC_set_stackbottom moves any thread's.
  * Unregistered threads may allocate (through the shared cache, under the
  * lock) but their stacks are not scanned, as in bdwgc.
  * A joinable thread's result (start routine's return or GC_pthread_exit's
@@ -59,30 +61,53 @@ static bool own_thread_stack(char **lo, char **hi) {
   return true;
 }
 
-/* The lowest address the calling thread's stack may reach, for a stack
-   whose highest address is `base`: NULL if unknown, or if `base` is not in
-   the stack the system gave the thread (a client-provided stack). A
-   volunteer marker needs room below its handler (stopworld.c). */
-static char *own_stack_limit(const char *base) {
-  char *lo, *hi;
-  if (is_main_thread()) {
-    struct rlimit rl;
-    hi = os_main_stack_base();
-    if (!hi || getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-        rl.rlim_cur >= (rlim_t)(uintptr_t)hi)
-      return NULL;
-    lo = hi - rl.rlim_cur;
-  } else if (!own_thread_stack(&lo, &hi)) {
-    return NULL;
-  }
-  return base > lo && base <= hi ? lo : NULL;
+/* The whole stack the system gave the calling thread, [*lo, *hi): for the
+   main thread, as far down as its rlimit lets it grow. A volunteer marker
+   needs room below its handler on that stack (stopworld.c). */
+static bool system_stack(char **lo, char **hi) {
+  if (!is_main_thread()) return own_thread_stack(lo, hi);
+  struct rlimit rl;
+  *hi = os_main_stack_base();
+  if (!*hi || getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+      rl.rlim_cur >= (rlim_t)(uintptr_t)*hi)
+    return false;
+  *lo = *hi - rl.rlim_cur;
+  return true;
 }
 
-/* The highest address of the calling thread's stack. */
-static char *own_stack_base(void) {
+/* The highest address of the calling thread's stack, as the system (or,
+   for the main thread, GC_stackbottom) says, whatever its record holds. */
+static char *unrecorded_stack_base(void) {
   if (is_main_thread()) return GC_stackbottom ? GC_stackbottom : os_main_stack_base();
   char *lo, *hi;
   return own_thread_stack(&lo, &hi) ? hi : NULL;
+}
+
+/* ---- stack bottoms ------------------------------------------------------------ */
+
+/* A coroutine runtime moves a thread's stack bottom each time it switches
+   stacks: with GC_set_stackbottom, or, for the main thread, by writing
+   GC_stackbottom, which bdwgc takes as the main thread's bottom whenever it
+   scans it. So the primordial thread's base is GC_stackbottom, read anew
+   at every use; other threads' is their record's. Neither is written under
+   the lock (GC_set_stackbottom's caller holds it; a program writing
+   GC_stackbottom does so as it likes), so both are read and written whole. */
+char *threads_stack_base(const struct gc_thread *t) {
+  if (t->primordial) {
+    char *bottom = __atomic_load_n(&GC_stackbottom, __ATOMIC_RELAXED);
+    if (bottom) return bottom;
+  }
+  return __atomic_load_n(&t->stack_base, __ATOMIC_RELAXED);
+}
+
+void threads_set_stack_base(struct gc_thread *t, char *base) {
+  if (t->primordial) __atomic_store_n(&GC_stackbottom, base, __ATOMIC_RELAXED);
+  __atomic_store_n(&t->stack_base, base, __ATOMIC_RELAXED);
+}
+
+/* Where scanning the calling thread's stack ends. */
+char *threads_own_stack_base(void) {
+  return tl_thread ? threads_stack_base(tl_thread) : unrecorded_stack_base();
 }
 
 /* Under the lock. */
@@ -95,8 +120,9 @@ static struct gc_thread *register_locked(char *stack_base) {
   /* An earlier thread with this id was joined or detached without our
      wrappers seeing it: its kept result is garbage now. */
   drop_result_locked(t->id);
-  t->stack_base = stack_base;
-  t->stack_limit = own_stack_limit(stack_base);
+  t->primordial = is_main_thread();
+  threads_set_stack_base(t, stack_base);
+  if (!system_stack(&t->stack_limit, &t->system_stack_hi)) t->stack_limit = t->system_stack_hi = NULL;
   t->cache = alloc_thread_attach();
   t->next = gc.threads;
   gc.threads = t;
@@ -179,7 +205,8 @@ void threads_init(void) {
     if (!fork_handled_automatically && handle_fork > 0)
       gc_warn("GC Warning: bibop could not install its fork handlers\n", 0);
   }
-  if (!register_locked(own_stack_base()))
+  if (!GC_stackbottom) GC_stackbottom = os_main_stack_base();
+  if (!register_locked(unrecorded_stack_base()))
     gc_abort("bibop: cannot register the initial thread");
 }
 
@@ -207,7 +234,7 @@ GC_API int GC_unregister_my_thread(void) {
 GC_API int GC_thread_is_registered(void) { return tl_thread != NULL; }
 
 GC_API int GC_get_stack_base(struct GC_stack_base *sb) {
-  char *base = own_stack_base();
+  char *base = unrecorded_stack_base();
   if (!base) return GC_UNIMPLEMENTED;
   sb->mem_base = base;
   return GC_SUCCESS;
@@ -402,7 +429,7 @@ static void *start_registered(void *p) {
   void *(*start)(void *) = si->start;
   void *arg = si->arg;
   LOCK();
-  if (!tl_thread) register_locked(own_stack_base());
+  if (!tl_thread) register_locked(unrecorded_stack_base());
   UNLOCK();
   GC_free(si);
   void *result;
