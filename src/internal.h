@@ -446,6 +446,8 @@ struct gc_thread {
   bool spinning;               /* polling for the restart in the suspend handler */
   struct alloc_cache *cache;
   bool primordial;             /* the process's first thread: its base is GC_stackbottom */
+  bool outlives_exit;          /* started by GC_pthread_create: kept, finished, until joined */
+  bool finished;               /* exited, not yet joined or detached: never signalled or scanned */
   bool blocking;               /* in GC_do_blocking: not signalled */
   bool precise;                /* bibop_set_precise_stack: stack and registers not scanned */
   bool stopped;                /* signalled in the current stop */

@@ -131,11 +131,13 @@ static __attribute__((noinline)) void scan_own_stack_and_registers(void) {
 
 /* Other registered threads: stopped or suspended ones from where their
    handler stood, blocking ones from where they entered GC_do_blocking, up
-   to their current stack bottom. */
+   to their current stack bottom. Finished ones have no stack. */
 static void scan_other_threads(void) {
   struct gc_thread *self = threads_self();
   for (struct gc_thread *t = gc.threads; t; t = t->next) {
-    if (t == self || (!t->stopped && !t->blocking && !t->suspended) || !t->stack_ptr || t->precise) continue;
+    if (t == self || t->finished || (!t->stopped && !t->blocking && !t->suspended) || !t->stack_ptr ||
+        t->precise)
+      continue;
     scan_stack((uintptr_t)t->stack_ptr, (uintptr_t)threads_stack_base(t));
   }
 }

@@ -39,6 +39,9 @@
  * whose suspend_requested flag is set waits in it until GC_resume_thread
  * clears the flag, with its stack pointer recorded, so collections scan it
  * without signalling it.
+ *
+ * A finished record (an exited thread not yet joined, threads.c) is never
+ * signalled: nothing runs there to answer.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -255,7 +258,9 @@ void stopworld_stop(void) {
   __atomic_store_n(&open_epoch, epoch, __ATOMIC_RELEASE);
   for (struct gc_thread *t = gc.threads; t; t = t->next) {
     t->stopped = false;
-    if (t == self || t->blocking || t->vanished || __atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE)) continue;
+    if (t == self || t->blocking || t->vanished || t->finished ||
+        __atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE))
+      continue;
     if (pthread_kill(t->id, suspend_signal) == 0) t->stopped = true;
     else t->vanished = true;
   }

@@ -9,7 +9,10 @@
  * GC_pthread_create (or pthread_create under GC_THREADS) register themselves
  * before running their start routine; any other thread may call
  * GC_register_my_thread. A pthread key destructor unregisters a thread that
- * exits without doing so, so no stale stack range is left behind.
+ * exits without doing so, so no stale stack range is left behind; a
+ * joinable thread started by GC_pthread_create leaves a *finished* record
+ * (no stack, never signalled) until it is joined or detached, so that
+ * GC_suspend_thread still finds it, as in bdwgc.
  * Stack bottoms move with coroutines: the main thread's is GC_stackbottom,
  * read at each use; GC_set_stackbottom moves any thread's.
  * Unregistered threads may allocate (through the shared cache, under the
@@ -113,13 +116,16 @@ char *threads_own_stack_base(void) {
 /* Under the lock. */
 static void drop_result_locked(pthread_t id);
 
+static void drop_finished_locked(pthread_t id);
+
 static struct gc_thread *register_locked(char *stack_base) {
   struct gc_thread *t = meta_alloc(sizeof *t);
   if (!t) return NULL;
   t->id = pthread_self();
   /* An earlier thread with this id was joined or detached without our
-     wrappers seeing it: its kept result is garbage now. */
+     wrappers seeing it: its kept result and its record are garbage now. */
   drop_result_locked(t->id);
+  drop_finished_locked(t->id);
   t->primordial = is_main_thread();
   threads_set_stack_base(t, stack_base);
   if (!system_stack(&t->stack_limit, &t->system_stack_hi)) t->stack_limit = t->system_stack_hi = NULL;
@@ -132,7 +138,21 @@ static struct gc_thread *register_locked(char *stack_base) {
   return t;
 }
 
-/* Under the lock: forget record t (its cache's unused slots go back). */
+/* Under the lock: t's thread no longer runs as a registered thread (its
+   cache's unused slots go back); t is not freed. */
+static void retire_locked(struct gc_thread *t) {
+  gc.thread_count--;
+  if (t->cache) alloc_cache_release(t->cache);
+  t->cache = NULL;
+  t->stack_ptr = NULL;
+  if (t == tl_thread) {
+    boxroot_thread_exit();
+    tl_thread = NULL;
+    pthread_setspecific(exit_key, NULL);
+  }
+}
+
+/* Under the lock: forget record t. */
 static void forget_locked(struct gc_thread *t) {
   for (struct gc_thread **link = &gc.threads; *link; link = &(*link)->next) {
     if (*link == t) {
@@ -140,14 +160,34 @@ static void forget_locked(struct gc_thread *t) {
       break;
     }
   }
-  gc.thread_count--;
-  if (t->cache) alloc_cache_release(t->cache);
-  if (t == tl_thread) {
-    boxroot_thread_exit();
-    tl_thread = NULL;
-    pthread_setspecific(exit_key, NULL);
-  }
+  if (!t->finished) retire_locked(t);
   meta_free(t, sizeof *t);
+}
+
+static bool self_is_detached(void);
+
+/* Under the lock, by the thread itself as it exits or unregisters. As in
+   bdwgc, a joinable thread started by GC_pthread_create leaves its record
+   behind, finished, until GC_pthread_join or GC_pthread_detach:
+   GC_suspend_thread and GC_is_thread_suspended still find it. A finished
+   record is never signalled and its stack never scanned. */
+static void leave_registry_locked(struct gc_thread *me) {
+  if (!me->outlives_exit || self_is_detached()) {
+    forget_locked(me);
+    return;
+  }
+  retire_locked(me);
+  me->finished = true;
+}
+
+/* Under the lock: a finished thread was joined or detached. */
+static void drop_finished_locked(pthread_t id) {
+  for (struct gc_thread *t = gc.threads; t; t = t->next) {
+    if (t->finished && pthread_equal(t->id, id)) {
+      forget_locked(t);
+      return;
+    }
+  }
 }
 
 /* A thread acting on pthread_cancel may unwind from inside glibc's
@@ -164,7 +204,7 @@ static void allow_stop_signals(void) {
 static void unregister_at_exit(void *record) {
   allow_stop_signals();
   LOCK();
-  if (record == tl_thread) forget_locked(record);
+  if (record == tl_thread) leave_registry_locked(record);
   UNLOCK();
 }
 
@@ -226,7 +266,7 @@ GC_API int GC_register_my_thread(const struct GC_stack_base *sb) {
 
 GC_API int GC_unregister_my_thread(void) {
   LOCK();
-  if (tl_thread) forget_locked(tl_thread);
+  if (tl_thread) leave_registry_locked(tl_thread);
   UNLOCK();
   return GC_SUCCESS;
 }
@@ -351,7 +391,7 @@ static void unregister_self(void *unused) {
   (void)unused;
   allow_stop_signals();
   LOCK();
-  if (tl_thread) forget_locked(tl_thread);
+  if (tl_thread) leave_registry_locked(tl_thread);
   UNLOCK();
 }
 
@@ -429,7 +469,7 @@ static void *start_registered(void *p) {
   void *(*start)(void *) = si->start;
   void *arg = si->arg;
   LOCK();
-  if (!tl_thread) register_locked(unrecorded_stack_base());
+  if (!tl_thread && register_locked(unrecorded_stack_base())) tl_thread->outlives_exit = true;
   UNLOCK();
   GC_free(si);
   void *result;
@@ -475,6 +515,7 @@ GC_API int GC_pthread_join(pthread_t thread, void **retval) {
   if (r == 0) {
     LOCK();
     drop_result_locked(thread);
+    drop_finished_locked(thread);
     UNLOCK();
     free_dropped_results();
   }
@@ -485,7 +526,10 @@ GC_API int GC_pthread_detach(pthread_t thread) {
   gc_ensure_init();
   LOCK();
   int r = pthread_detach(thread);
-  if (r == 0) drop_result_locked(thread);
+  if (r == 0) {
+    drop_result_locked(thread);
+    drop_finished_locked(thread);
+  }
   UNLOCK();
   free_dropped_results();
   return r;
@@ -519,7 +563,8 @@ GC_API void GC_suspend_thread(GC_SUSPEND_THREAD_ID thread) {
   }
   __atomic_store_n(&t->suspend_requested, true, __ATOMIC_RELEASE);
   bool self = t == tl_thread;
-  if (!self && !t->blocking) stopworld_suspend_one(t);
+  /* A finished thread is only marked, as in bdwgc: there is nothing to stop. */
+  if (!self && !t->blocking && !t->finished) stopworld_suspend_one(t);
   UNLOCK();
   if (self) pthread_kill(pthread_self(), stopworld_suspend_signal());
 }
