@@ -106,10 +106,9 @@ GC_API int GC_expand_hp(size_t bytes) {
   return ok;
 }
 
+/* Unsynchronized, as gc.h documents: clients call it with the lock held. */
 GC_API void GC_set_max_heap_size(GC_word n) {
-  LOCK();
-  gc.max_heap = n == ~(GC_word)0 ? 0 : (size_t)n;
-  UNLOCK();
+  __atomic_store_n(&gc.max_heap, n == ~(GC_word)0 ? 0 : (size_t)n, __ATOMIC_RELAXED);
 }
 
 GC_API void GC_set_free_space_divisor(GC_word value) {
@@ -194,12 +193,11 @@ static size_t bytes_in_use_locked(void) {
 
 GC_API size_t GC_get_heap_size(void) { return gc.heap_budget; }
 
+/* Unsynchronized, like the other getters here (gc.h: clients call them
+   from callbacks that hold the lock); only counters are read. */
 GC_API size_t GC_get_free_bytes(void) {
-  LOCK();
   size_t used = bytes_in_use_locked();
-  size_t free_bytes = gc.heap_budget > used ? gc.heap_budget - used : 0;
-  UNLOCK();
-  return free_bytes;
+  return gc.heap_budget > used ? gc.heap_budget - used : 0;
 }
 
 GC_API size_t GC_get_unmapped_bytes(void) { return arena_unmapped_bytes(); }

@@ -154,11 +154,10 @@ GC_API void GC_enumerate_reachable_objects_inner(GC_reachable_object_proc proc, 
   for (struct block *h = gc.large; h; h = h->next) proc(block_addr(h), h->u.large.bytes, cd);
 }
 
+/* gc.h: unlike GC_dump, does not acquire the lock. */
 GC_API void GC_dump_named(const char *name) {
-  LOCK();
   fprintf(stdout, "***GC Dump %s\n", name ? name : "");
   gc_dump_locked(stdout);
-  UNLOCK();
 }
 GC_API void GC_dump_regions(void) {
   LOCK();
@@ -319,18 +318,22 @@ GC_API void GC_start_world_external(void) {
 
 /* ---- stack bottoms -------------------------------------------------------------- */
 
+/* Neither takes the lock: gc.h has GC_set_stackbottom's caller hold it
+   (typically in GC_call_with_alloc_lock), and the thread's own record is
+   all GC_get_my_stackbottom reads, so both work inside and outside it. */
 GC_API void *GC_get_my_stackbottom(struct GC_stack_base *sb) {
   struct gc_thread *me = threads_self();
-  if (sb) sb->mem_base = me ? me->stack_base : NULL;
+  if (sb) sb->mem_base = me ? threads_stack_base(me) : NULL;
   return me;
 }
 
+/* Before initialisation, with no handle: the main thread's bottom,
+   GC_stackbottom (gc.h). */
 GC_API void GC_set_stackbottom(void *handle, const struct GC_stack_base *sb) {
-  LOCK();
+  if (!sb) return;
   struct gc_thread *t = handle ? handle : threads_self();
-  if (t && sb && sb->mem_base) t->stack_base = sb->mem_base;
-  else if (!t && sb) GC_stackbottom = sb->mem_base;
-  UNLOCK();
+  if (t && sb->mem_base) threads_set_stack_base(t, sb->mem_base);
+  else if (!t && !gc.initialized) GC_stackbottom = sb->mem_base;
 }
 
 /* ---- printing -------------------------------------------------------------------- */

@@ -442,14 +442,19 @@ static inline uint32_t reciprocal_of(uint32_t size) {
 
 /* A registered thread. Fields change under the allocation lock, except
    stack_ptr and the acks, which the thread's own signal handler writes while
-   the collector waits for them. */
+   the collector waits for them, and stack_base, which GC_set_stackbottom
+   may move without it (read it through threads_stack_base). */
 struct gc_thread {
   pthread_t id;
-  char *stack_base;            /* highest address of its stack */
+  char *stack_base;            /* highest address of its (current) stack */
   char *stack_ptr;             /* lowest live address while stopped or blocking */
-  char *stack_limit;           /* lowest address its stack may grow to; NULL if unknown */
+  char *stack_limit;           /* the stack the system gave it: [stack_limit, */
+  char *system_stack_hi;       /* system_stack_hi); both NULL if unknown */
   bool spinning;               /* polling for the restart in the suspend handler */
   struct alloc_cache *cache;
+  bool primordial;             /* the process's first thread: its base is GC_stackbottom */
+  bool outlives_exit;          /* started by GC_pthread_create: kept, finished, until joined */
+  bool finished;               /* exited, not yet joined or detached: never signalled or scanned */
   bool blocking;               /* in GC_do_blocking: not signalled */
   bool precise;                /* bibop_set_precise_stack: stack and registers not scanned */
   bool stopped;                /* signalled in the current stop */
@@ -462,6 +467,9 @@ struct gc_thread {
 
 BIBOP_INTERNAL void threads_init(void);
 BIBOP_INTERNAL struct gc_thread *threads_self(void);
+BIBOP_INTERNAL char *threads_stack_base(const struct gc_thread *t);   /* the highest address */
+BIBOP_INTERNAL char *threads_own_stack_base(void);   /* the calling thread's, registered or not */
+BIBOP_INTERNAL void threads_set_stack_base(struct gc_thread *t, char *base);
 BIBOP_INTERNAL void stopworld_init(void);
 BIBOP_INTERNAL void stopworld_stop(void);
 BIBOP_INTERNAL void stopworld_start(void);

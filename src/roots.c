@@ -13,8 +13,6 @@
 
 #include <link.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 struct root_range { uintptr_t lo, hi; };
 
@@ -24,11 +22,9 @@ struct root_range { uintptr_t lo, hi; };
 
 static struct meta_vec user_roots = { .item_size = sizeof(struct root_range) };
 static struct meta_vec exclusions = { .item_size = sizeof(struct root_range) }; /* sorted */
-static void *main_stack_base;
 static size_t scanned_bytes;
 
 void roots_init(void) {
-  main_stack_base = GC_stackbottom ? (void *)GC_stackbottom : os_main_stack_base();
   roots_exclude(pt_table, pt_table + PT_ENTRIES);
   roots_exclude(&gc, &gc + 1);
 }
@@ -114,17 +110,9 @@ static int segment_callback(struct dl_phdr_info *info, size_t size, void *data) 
   return scan_object_segments(info, size, data);
 }
 
+/* A coroutine runtime may move it between collections (threads.c). */
 static void *current_stack_base(void) {
-  struct gc_thread *me = threads_self();
-  if (me) return me->stack_base;
-  if (syscall(SYS_gettid) == getpid()) return main_stack_base;
-  pthread_attr_t attr;
-  void *addr;
-  size_t size;
-  if (pthread_getattr_np(pthread_self(), &attr) != 0) return NULL;
-  pthread_attr_getstack(&attr, &addr, &size);
-  pthread_attr_destroy(&attr);
-  return (char *)addr + size;
+  return threads_own_stack_base();
 }
 
 static void scan_stack(uintptr_t lo, uintptr_t hi) {
@@ -159,12 +147,15 @@ GC_API void *GC_clear_stack(void *arg) {
 }
 
 /* Other registered threads: stopped or suspended ones from where their
-   handler stood, blocking ones from where they entered GC_do_blocking. */
+   handler stood, blocking ones from where they entered GC_do_blocking, up
+   to their current stack bottom. Finished ones have no stack. */
 static void scan_other_threads(void) {
   struct gc_thread *self = threads_self();
   for (struct gc_thread *t = gc.threads; t; t = t->next) {
-    if (t == self || (!t->stopped && !t->blocking && !t->suspended) || !t->stack_ptr || t->precise) continue;
-    scan_stack((uintptr_t)t->stack_ptr, (uintptr_t)t->stack_base);
+    if (t == self || t->finished || (!t->stopped && !t->blocking && !t->suspended) || !t->stack_ptr ||
+        t->precise)
+      continue;
+    scan_stack((uintptr_t)t->stack_ptr, (uintptr_t)threads_stack_base(t));
   }
 }
 
