@@ -31,6 +31,14 @@ void heap_init(void) {}
 
 size_t heap_blocks_in_use(void) { return gc.blocks_in_use; }
 
+/* Committed bytes in no SMALL or LARGE block (bdwgc's free bytes: free
+   slots inside blocks do not count). Blocks in use lie in committed chunks,
+   so this never exceeds the committed heap. */
+size_t heap_free_bytes(void) {
+  size_t heap = arena_committed_bytes(), used = gc.blocks_in_use * BLOCK_BYTES;
+  return heap > used ? heap - used : 0;
+}
+
 static size_t block_index_in_chunk(const struct block *b) {
   return (size_t)(b - block_array_of(b)) & (BLOCKS_PER_CHUNK - 1);
 }

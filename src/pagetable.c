@@ -94,6 +94,27 @@ struct block *pt_add_region(char *base) {
   return blocks;
 }
 
+/* Only the regions of a reservation that is being undone, last added
+   first, none of which ever held a block. Lock-free readers (bibop_classify,
+   GC_base) could only be looking at such a region with a word that never
+   pointed to an object. With the legacy hash on, its entries still point
+   into the array, which then stays mapped (all UNUSED). */
+void pt_remove_region(char *base) {
+  struct block **slot = &pt_table[(uintptr_t)base >> REGION_SHIFT];
+  struct block *blocks = *slot;
+  if (!blocks || !pt_is_heap_array(blocks)) return;
+  __atomic_store_n(slot, NULL, __ATOMIC_RELEASE);
+  struct block **arrays = heap_arrays.items;
+  for (size_t i = heap_arrays.count; i-- > 0;)
+    if (arrays[i] == blocks) {
+      meta_vec_remove(&heap_arrays, i);
+      break;
+    }
+  if (!pagehash_enabled)
+    os_unmap((char *)blocks - REGION_INFO_BYTES,
+             REGION_INFO_BYTES + DESCRIPTOR_ARRAY_BYTES + MARK_BYTES_PER_REGION);
+}
+
 /* Mark the pages of [lo, hi) (a static range) as static or not in their
    slots' bitmaps, creating static-only arrays as needed. False if memory
    is refused (the range then stays a plain unknown address to the marker). */

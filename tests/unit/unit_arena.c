@@ -14,7 +14,7 @@
 static char *held[MAX_HELD];   /* chunks taken to empty the arena's free runs */
 static size_t n_held;
 
-static size_t reserved_bytes(void) { return arena_unmapped_bytes() + arena_committed_bytes(); }
+static size_t reserved_bytes(void) { return arena_reserved_bytes(); }
 
 static bool chunk_committed(uintptr_t chunk) {
   struct region_info *ri = pt_region_info(pt_table[chunk >> REGION_SHIFT]);
