@@ -236,9 +236,10 @@ char *arena_alloc_chunks(size_t n, bool *fresh) {
   return (char *)start;
 }
 
-/* Chunks committed by arena_expand and not yet known to be kept: undone
-   all together if a later one is refused. */
-#define CHUNK_BEING_EXPANDED 2
+/* chunk_dirty of chunks committed by arena_expand and not yet known to be
+   kept (undone all together if a later one is refused): whether the chunk
+   was part of the unmapped bytes before, so that undoing restores it. */
+enum { EXPANDING_FRESH = 2, EXPANDING_RETURNED = 3 };
 
 /* Call fn on every free chunk, in address order, while it returns true. */
 static void for_each_free_chunk(bool (*fn)(struct region_info *ri, size_t ci, uintptr_t chunk, void *ctx),
@@ -267,8 +268,9 @@ static bool commit_for_expansion(struct region_info *ri, size_t ci, uintptr_t ch
     x->refused = true;
     return false;
   }
+  /* Clean once kept: fresh, or zeroed when it was decommitted. */
+  ri->chunk_dirty[ci] = ri->chunk_returned[ci] ? EXPANDING_RETURNED : EXPANDING_FRESH;
   count_commit(ri, ci);
-  ri->chunk_dirty[ci] = CHUNK_BEING_EXPANDED;   /* fresh, hence clean, once kept */
   ri->chunk_freed_at[ci] = (uint32_t)GC_gc_no;
   x->done++;
   return true;
@@ -276,12 +278,17 @@ static bool commit_for_expansion(struct region_info *ri, size_t ci, uintptr_t ch
 
 static bool settle_expansion(struct region_info *ri, size_t ci, uintptr_t chunk, void *ctx) {
   bool undo = *(bool *)ctx;
-  if (ri->chunk_dirty[ci] != CHUNK_BEING_EXPANDED) return true;
+  uint8_t state = ri->chunk_dirty[ci];
+  if (state != EXPANDING_FRESH && state != EXPANDING_RETURNED) return true;
   ri->chunk_dirty[ci] = 0;
   if (undo) {
     os_decommit((void *)chunk, CHUNK_BYTES);
     ri->chunk_committed[ci] = 0;
     committed_bytes -= CHUNK_BYTES;
+    if (state == EXPANDING_RETURNED) {
+      ri->chunk_returned[ci] = 1;
+      returned_bytes += CHUNK_BYTES;
+    }
   }
   return true;
 }
