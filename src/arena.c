@@ -258,16 +258,13 @@ static bool count_uncommitted(struct region_info *ri, size_t ci, uintptr_t chunk
   return true;
 }
 
-struct expansion { size_t wanted, done; bool refused; };
+struct expansion { size_t wanted, done; };   /* done < wanted at the end: refused */
 
 static bool commit_for_expansion(struct region_info *ri, size_t ci, uintptr_t chunk, void *ctx) {
   struct expansion *x = ctx;
   if (x->done == x->wanted) return false;
   if (ri->chunk_committed[ci]) return true;
-  if (!os_commit((void *)chunk, CHUNK_BYTES, use_huge_pages)) {
-    x->refused = true;
-    return false;
-  }
+  if (!os_commit((void *)chunk, CHUNK_BYTES, use_huge_pages)) return false;
   /* Clean once kept: fresh, or zeroed when it was decommitted. */
   ri->chunk_dirty[ci] = ri->chunk_returned[ci] ? EXPANDING_RETURNED : EXPANDING_FRESH;
   count_commit(ri, ci);
@@ -303,7 +300,7 @@ bool arena_expand(size_t nchunks) {
   size_t uncommitted = 0;
   for_each_free_chunk(count_uncommitted, &uncommitted);
   if (uncommitted < nchunks && !reserve_regions(nchunks - uncommitted, &res)) return false;
-  struct expansion x = { nchunks, 0, false };
+  struct expansion x = { nchunks, 0 };
   for_each_free_chunk(commit_for_expansion, &x);
   bool undo = x.done < nchunks;
   for_each_free_chunk(settle_expansion, &undo);
