@@ -273,15 +273,7 @@ void *alloc_large(int kind, size_t lb) {
   if (gc.large) gc.large->u.large.prev = h;
   gc.large = h;
   char *start = block_addr(h);
-  /* Tails point at the head; descriptors are contiguous within a region and
-     found through the page table where the run enters the next region. */
-  struct block *t = h;
-  for (size_t i = 1; i < nblocks; i++) {
-    uintptr_t a = (uintptr_t)start + i * BLOCK_BYTES;
-    t = (a & (REGION_BYTES - 1)) ? t + 1 : pt_block_of(a);
-    t->state = BLOCK_LARGE_TAIL;
-    t->head = h;
-  }
+  heap_set_large_tails(h, nblocks);
   gc.blocks_in_use += nblocks;
   gc.bytes_since_gc += bytes;
   UNLOCK();
@@ -410,11 +402,10 @@ void alloc_free(void *p) {
     if (b->u.large.prev) b->u.large.prev->next = b->next;
     else gc.large = b->next;
     if (b->next) b->next->u.large.prev = b->u.large.prev;
-    size_t n = b->u.large.nblocks;
     gc.freed_since_gc += b->u.large.bytes;
     finalize_forget_object(p);
-    gc.blocks_in_use -= n;
-    heap_free_blocks(b, n);
+    gc.blocks_in_use -= b->u.large.nblocks;
+    heap_free_large(b);
     UNLOCK();
     return;
   }

@@ -231,7 +231,7 @@ static void sweep_setup(size_t *live_ptr, size_t *live_atomic) {
       else gc.large = next;
       if (next) next->u.large.prev = h->u.large.prev;
       gc.blocks_in_use -= h->u.large.nblocks;
-      heap_free_blocks(h, h->u.large.nblocks);
+      heap_free_large(h);
     } else {
       *(gc.kinds[h->kind].pointer_free ? &atomic : &ptr) += h->u.large.bytes;
     }

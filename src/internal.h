@@ -276,6 +276,14 @@ BIBOP_INTERNAL struct block *pt_add_region(char *base);  /* returns descriptor a
    that failed): its slot is cleared and its descriptors unmapped. */
 BIBOP_INTERNAL void pt_remove_region(char *base);
 BIBOP_INTERNAL void pt_drop_descriptors(struct block *first, size_t n);
+/* The slot of the heap region at base reads shared (another region's
+   array, of tails of one large object covering both) until reclaimed. */
+BIBOP_INTERNAL void pt_lend_region(uintptr_t base, struct block *shared);
+BIBOP_INTERNAL void pt_reclaim_region(uintptr_t base);
+/* A heap region's own array is not what its slot reads: lent out. */
+static inline bool pt_region_lent(struct block *blocks) {
+  return pt_table[(uintptr_t)pt_region_info(blocks)->base >> REGION_SHIFT] != blocks;
+}
 BIBOP_INTERNAL extern size_t pt_range_count;
 BIBOP_INTERNAL int pt_range_add(uintptr_t lo, uintptr_t hi, bibop_addr_class cls);
 BIBOP_INTERNAL int pt_range_remove(uintptr_t lo);
@@ -407,6 +415,9 @@ struct alloc_cache {
 BIBOP_INTERNAL void heap_init(void);
 BIBOP_INTERNAL struct block *heap_alloc_blocks(size_t nblocks, bool *zeroed);
 BIBOP_INTERNAL void heap_free_blocks(struct block *first, size_t nblocks);
+/* A large object's tails (heap.c: regions it covers whole share one array). */
+BIBOP_INTERNAL void heap_set_large_tails(struct block *head, size_t nblocks);
+BIBOP_INTERNAL void heap_free_large(struct block *head);   /* its blocks, and slots lent */
 BIBOP_INTERNAL struct block *heap_new_small_block(int kind, unsigned granules);
 BIBOP_INTERNAL void heap_release_small_block(struct block *b);
 BIBOP_INTERNAL size_t heap_blocks_in_use(void);

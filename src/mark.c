@@ -226,6 +226,7 @@ void mark_fold_share(void) {
       struct block *blocks = pt_heap_region(c / CHUNKS_PER_REGION);
       size_t chunk = c % CHUNKS_PER_REGION;
       if (!pt_region_info(blocks)->chunk_committed[chunk]) continue;   /* no descriptors */
+      if (pt_region_lent(blocks)) continue;   /* inside a huge object: its own are unused */
       struct block *b = blocks + chunk * BLOCKS_PER_CHUNK;
       if (chunk_inside_large_object(b)) continue;   /* no small block: 2 reads, not 512 */
       for (size_t k = 0; k < BLOCKS_PER_CHUNK; k++, b++)

@@ -115,6 +115,21 @@ void pt_remove_region(char *base) {
              REGION_INFO_BYTES + DESCRIPTOR_ARRAY_BYTES + MARK_BYTES_PER_REGION);
 }
 
+void pt_lend_region(uintptr_t base, struct block *shared) {
+  __atomic_store_n(&pt_table[base >> REGION_SHIFT], shared, __ATOMIC_RELEASE);
+}
+
+/* The region's own array is found among the heap arrays by its base: a few
+   dozen at most, and this runs once per region when a huge object dies. */
+void pt_reclaim_region(uintptr_t base) {
+  struct block **arrays = heap_arrays.items;
+  for (size_t i = 0; i < heap_arrays.count; i++)
+    if ((uintptr_t)pt_region_info(arrays[i])->base == base) {
+      __atomic_store_n(&pt_table[base >> REGION_SHIFT], arrays[i], __ATOMIC_RELEASE);
+      return;
+    }
+}
+
 /* Mark the pages of [lo, hi) (a static range) as static or not in their
    slots' bitmaps, creating static-only arrays as needed. False if memory
    is refused (the range then stays a plain unknown address to the marker). */

@@ -19,6 +19,11 @@
  *                   + swap) return NULL after calling the oom function, as
  *                   stock's mmap is refused; a 1 GiB object still works
  *                   and survives a collection, zeroed and writable
+ *   descriptors     an untouched 4 GiB pointer-free object costs less than
+ *                   DESCRIPTOR_BOUND of resident memory, through a
+ *                   collection too (its block descriptors once cost 1/64 of
+ *                   its size, 64 MiB); every 256 MiB of it finds its base;
+ *                   freed, its address space serves the next one
  * Nothing here measures time; the registration's timeout catches hangs. */
 #define _GNU_SOURCE
 #include <gc.h>
@@ -37,6 +42,7 @@
 #define MIN_COLLECTIONS 10
 #define HEAP_BOUND (256 * MiB)
 #define RSS_BOUND (256 * MiB)
+#define DESCRIPTOR_BOUND (24 * MiB)
 
 static unsigned long g_oom_calls;
 static size_t g_oom_last;
@@ -202,6 +208,44 @@ static void mode_beyond_ram(void)
     CHECK_PTR_EQ(GC_base(p + GiB - 1), p);
 }
 
+static NOINLINE char *untouched_giant(size_t bytes, size_t rss0, const char *what)
+{
+    char *p = GC_malloc_atomic(bytes);
+    CHECKF(p != NULL, "%s: GC_malloc_atomic(%zu) failed", what, bytes);
+    size_t rss1 = rss_bytes();
+    printf("descriptors: %s: RSS %zu -> %zu MiB\n", what, rss0 >> 20, rss1 >> 20);
+    CHECKF(rss1 <= rss0 + DESCRIPTOR_BOUND, "%s: an untouched %zu MiB object grew RSS from %zu "
+           "to %zu MiB", what, bytes >> 20, rss0 >> 20, rss1 >> 20);
+    for (size_t off = 0; off < bytes; off += 256 * MiB)
+        CHECKF(GC_base(p + off + 12345) == p, "%s: GC_base(p + %zu MiB) = %p, p = %p", what,
+               off >> 20, GC_base(p + off + 12345), (void *)p);
+    CHECK_PTR_EQ(GC_base(p + bytes - 1), p);
+    return p;
+}
+
+static void mode_descriptors(void)
+{
+    struct sysinfo si;
+    CHECK(sysinfo(&si) == 0);
+    if (((size_t)si.totalram + si.totalswap) * si.mem_unit < 8 * GiB) {
+        printf("descriptors: less than 8 GiB of RAM + swap: nothing to check\n");
+        return;
+    }
+    size_t rss0 = rss_bytes();
+    char *p = untouched_giant(4 * GiB, rss0, "first");
+    GC_gcollect();
+    size_t rss1 = rss_bytes();
+    CHECKF(rss1 <= rss0 + DESCRIPTOR_BOUND, "a collection with an untouched 4 GiB object live "
+           "grew RSS from %zu to %zu MiB", rss0 >> 20, rss1 >> 20);
+    GC_free(p);
+    GC_gcollect_and_unmap();
+    p = untouched_giant(4 * GiB, rss_bytes(), "second, after the first was freed");
+    p[0] = 1;
+    p[4 * GiB - 1] = 2;
+    GC_gcollect();
+    CHECK(p[0] == 1 && p[4 * GiB - 1] == 2);
+}
+
 int main(int argc, char **argv)
 {
     GC_INIT();
@@ -214,9 +258,10 @@ int main(int argc, char **argv)
     else if (strcmp(mode, "expand_hp") == 0) mode_expand_hp();
     else if (strcmp(mode, "map_count") == 0) mode_map_count();
     else if (strcmp(mode, "beyond_ram") == 0) mode_beyond_ram();
+    else if (strcmp(mode, "descriptors") == 0) mode_descriptors();
     else {
         fprintf(stderr, "usage: %s failed_request | dead_large | svector | expand_hp | "
-                "map_count | beyond_ram\n", argv[0]);
+                "map_count | beyond_ram | descriptors\n", argv[0]);
         return 2;
     }
     printf("huge %s: ok (%lu collections)\n", mode, (unsigned long)GC_get_gc_no());
