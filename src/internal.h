@@ -16,7 +16,9 @@
  * descriptors (struct block, 64 bytes each), one per 4 KiB of the region. The
  * array is reserved with MAP_NORESERVE and only the entries of committed
  * chunks are ever touched; a chunk that goes back to the arena has its
- * descriptors' pages dropped, so they read as zero = BLOCK_UNUSED.
+ * descriptors' pages dropped, so they read as zero = BLOCK_UNUSED. A region
+ * covered whole by one large object (not its first such region) has its
+ * page-table slot lent to that first region's array of tails (heap.c).
  *
  * The PAGE TABLE is one static array of 2^20 pointers indexed by addr >> 28
  * (the 48-bit user address space). An entry is NULL (the address is not in

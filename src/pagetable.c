@@ -2,9 +2,13 @@
  * pagetable.c: the one-level BiBoP page table and the registered ranges.
  *
  * pt_table[addr >> 28] is NULL or the block descriptor array of the region
- * holding addr (layout in internal.h). Entries are only ever added, never
- * removed (regions are reserved for the life of the process), so a reader
- * needs no lock: it sees NULL or a descriptor array that stays valid.
+ * holding addr (layout in internal.h), or, while a large object covers the
+ * region whole, the array of that object's first such region (lent: every
+ * descriptor there is a tail of the object, heap.c). Entries stay once a
+ * region holds blocks (regions are kept for the life of the process), so a
+ * reader needs no lock: it sees NULL or a descriptor array that stays
+ * valid; only a reservation that failed before any block was handed out
+ * removes its entries again (pt_remove_region).
  * Static and foreign ranges registered through bibop.h are kept in a small
  * sorted table consulted when classifying for the user and when choosing
  * roots. Static ranges are also entered in the page table itself, so that
