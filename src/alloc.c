@@ -212,13 +212,17 @@ static struct cursor *ready_cursor_locked(int kind, unsigned granules) {
   for (;;) {
     struct cursor *c = cursor_for_locked(kind, granules);
     if (c->bits || refill(c, kind, granules)) return c;
+    size_t budget_before = gc.heap_budget;
     if (gc.blocks_in_use + 1 > gc.heap_budget / BLOCK_BYTES && !gc_make_room(1)) return NULL;
     /* gc_make_room may have collected: cursors were dropped and the size
        class has a new sweep list; try it before taking a new block. */
     c = cursor_for_locked(kind, granules);
     if (refill(c, kind, granules)) return c;
     struct block *b = heap_new_small_block(kind, granules);
-    if (!b) return NULL;
+    if (!b) {
+      gc_undo_growth(budget_before);
+      return NULL;
+    }
     if (claim_window(c, b, 0)) return c;
   }
 }
@@ -247,6 +251,7 @@ void *alloc_large(int kind, size_t lb) {
   bytes = (bytes + GRANULE_BYTES - 1) & ~(GRANULE_BYTES - 1);
   size_t nblocks = (bytes + BLOCK_BYTES - 1) >> BLOCK_SHIFT;
   LOCK();
+  size_t budget_before = gc.heap_budget;
   if (gc.blocks_in_use + nblocks > gc.heap_budget / BLOCK_BYTES && !gc_make_room(nblocks)) {
     UNLOCK();
     return gc_out_of_memory(lb);
@@ -254,6 +259,7 @@ void *alloc_large(int kind, size_t lb) {
   bool zeroed;
   struct block *h = heap_alloc_blocks(nblocks, &zeroed);
   if (!h) {
+    gc_undo_growth(budget_before);
     UNLOCK();
     return gc_out_of_memory(lb);
   }
@@ -267,15 +273,7 @@ void *alloc_large(int kind, size_t lb) {
   if (gc.large) gc.large->u.large.prev = h;
   gc.large = h;
   char *start = block_addr(h);
-  /* Tails point at the head; descriptors are contiguous within a region and
-     found through the page table where the run enters the next region. */
-  struct block *t = h;
-  for (size_t i = 1; i < nblocks; i++) {
-    uintptr_t a = (uintptr_t)start + i * BLOCK_BYTES;
-    t = (a & (REGION_BYTES - 1)) ? t + 1 : pt_block_of(a);
-    t->state = BLOCK_LARGE_TAIL;
-    t->head = h;
-  }
+  heap_set_large_tails(h, nblocks);
   gc.blocks_in_use += nblocks;
   gc.bytes_since_gc += bytes;
   UNLOCK();
@@ -404,11 +402,10 @@ void alloc_free(void *p) {
     if (b->u.large.prev) b->u.large.prev->next = b->next;
     else gc.large = b->next;
     if (b->next) b->next->u.large.prev = b->u.large.prev;
-    size_t n = b->u.large.nblocks;
     gc.freed_since_gc += b->u.large.bytes;
     finalize_forget_object(p);
-    gc.blocks_in_use -= n;
-    heap_free_blocks(b, n);
+    gc.blocks_in_use -= b->u.large.nblocks;
+    heap_free_large(b);
     UNLOCK();
     return;
   }

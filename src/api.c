@@ -99,16 +99,16 @@ GC_API int GC_is_disabled(void) { return GC_dont_gc != 0; }
 GC_API int GC_expand_hp(size_t bytes) {
   gc_ensure_init();
   LOCK();
-  size_t grown = gc.heap_budget + ((bytes + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1));
-  int ok = grown >= gc.heap_budget && (!gc.max_heap || grown <= gc.max_heap);
-  if (ok) gc.heap_budget = grown;
+  int ok = gc_expand_heap(bytes);
   UNLOCK();
   return ok;
 }
 
 /* Unsynchronized, as gc.h documents: clients call it with the lock held. */
 GC_API void GC_set_max_heap_size(GC_word n) {
-  __atomic_store_n(&gc.max_heap, n == ~(GC_word)0 ? 0 : (size_t)n, __ATOMIC_RELAXED);
+  size_t max = n == ~(GC_word)0 ? 0 : (size_t)n;
+  __atomic_store_n(&gc.max_heap, max, __ATOMIC_RELAXED);
+  arena_set_heap_limit(max);
 }
 
 GC_API void GC_set_free_space_divisor(GC_word value) {
@@ -184,28 +184,29 @@ GC_API GC_on_heap_resize_proc GC_get_on_heap_resize(void) { return GC_on_heap_re
 
 /* ---- statistics ---------------------------------------------------------------- */
 
-static size_t bytes_in_use_locked(void) {
-  size_t used = gc.live_ptr_bytes + gc.live_atomic_bytes + gc.bytes_since_gc;
-  used = used > gc.freed_since_gc ? used - gc.freed_since_gc : 0;
-  size_t blocks = gc.blocks_in_use * BLOCK_BYTES;
-  return used < blocks ? used : blocks;
-}
-
-GC_API size_t GC_get_heap_size(void) { return gc.heap_budget; }
+/* bdwgc's definitions: the heap is the memory obtained for it and still
+   mapped (the arena's committed chunks); free bytes are those of its blocks
+   that hold no object (free slots inside small blocks are not counted, as
+   bdwgc does not count them); unmapped bytes were returned to the OS but
+   still count in the full heap size. So free <= heap size, and heap size -
+   free = the bytes of blocks in use (GC_get_memory_use). The pacing budget
+   is internal. */
+GC_API size_t GC_get_heap_size(void) { return arena_committed_bytes(); }
 
 /* Unsynchronized, like the other getters here (gc.h: clients call them
    from callbacks that hold the lock); only counters are read. */
 GC_API size_t GC_get_free_bytes(void) {
-  size_t used = bytes_in_use_locked();
-  return gc.heap_budget > used ? gc.heap_budget - used : 0;
+  return heap_free_bytes();
 }
 
 GC_API size_t GC_get_unmapped_bytes(void) { return arena_unmapped_bytes(); }
 GC_API size_t GC_get_bytes_since_gc(void) { return gc.bytes_since_gc; }
-GC_API size_t GC_get_total_bytes(void) { return gc.total_bytes + gc.bytes_since_gc; }
+GC_API size_t GC_get_total_bytes(void) {
+  return size_add_saturated(gc.total_bytes, gc.bytes_since_gc);
+}
 GC_API size_t GC_get_memory_use(void) {
   LOCK();
-  size_t used = bytes_in_use_locked();
+  size_t used = heap_blocks_in_use() * BLOCK_BYTES;
   UNLOCK();
   return used;
 }
@@ -214,12 +215,11 @@ GC_API void GC_get_heap_usage_safe(GC_word *pheap_size, GC_word *pfree_bytes,
                                    GC_word *punmapped_bytes, GC_word *pbytes_since_gc,
                                    GC_word *ptotal_bytes) {
   LOCK();
-  size_t used = bytes_in_use_locked();
-  if (pheap_size) *pheap_size = gc.heap_budget;
-  if (pfree_bytes) *pfree_bytes = gc.heap_budget > used ? gc.heap_budget - used : 0;
+  if (pheap_size) *pheap_size = arena_committed_bytes();
+  if (pfree_bytes) *pfree_bytes = heap_free_bytes();
   if (punmapped_bytes) *punmapped_bytes = arena_unmapped_bytes();
   if (pbytes_since_gc) *pbytes_since_gc = gc.bytes_since_gc;
-  if (ptotal_bytes) *ptotal_bytes = gc.total_bytes + gc.bytes_since_gc;
+  if (ptotal_bytes) *ptotal_bytes = size_add_saturated(gc.total_bytes, gc.bytes_since_gc);
   UNLOCK();
 }
 
@@ -320,7 +320,7 @@ BIBOP_API void bibop_get_gc_stats(struct bibop_gc_stats *out) {
   out->pause_ns = gc.last_pause_ns;
   out->total_pause_ns = gc.total_pause_ns;
   out->max_pause_ns = gc.max_pause_ns;
-  out->heap_bytes = gc.heap_budget;
+  out->heap_bytes = arena_committed_bytes();
   out->live_bytes = gc.live_ptr_bytes + gc.live_atomic_bytes;
   out->committed_bytes = arena_committed_bytes();
   out->marked_objects = gc.marked_objects;

@@ -87,7 +87,11 @@ GC_API void GC_abort_on_oom(void) {
 /* ---- statistics ---------------------------------------------------------- */
 
 GC_API size_t GC_get_expl_freed_bytes_since_gc(void) { return gc.freed_since_gc; }
-GC_API size_t GC_get_obtained_from_os_bytes(void) { return arena_committed_bytes(); }
+/* The heap's memory, mapped or returned since (bdwgc counts the unmapped
+   part in); the collector's own tables are not counted. */
+GC_API size_t GC_get_obtained_from_os_bytes(void) {
+  return arena_committed_bytes() + arena_unmapped_bytes();
+}
 GC_API unsigned long GC_get_full_gc_total_time(void) {
   return (unsigned long)((gc.total_pause_ns - gc.measure_start_ns) / 1000000);
 }
@@ -102,17 +106,17 @@ GC_API size_t GC_get_size_map_at(int i) {
 static size_t fill_prof_stats(struct GC_prof_stats_s *out, size_t size) {
   struct GC_prof_stats_s s;
   memset(&s, 0xff, sizeof s);           /* unknown fields read as -1 */
-  s.heapsize_full = gc.heap_budget;
+  /* The full sizes count the unmapped part too (gc.h). */
+  s.heapsize_full = arena_committed_bytes() + arena_unmapped_bytes();
   s.unmapped_bytes = arena_unmapped_bytes();
-  size_t used = gc.live_ptr_bytes + gc.live_atomic_bytes + gc.bytes_since_gc;
-  s.free_bytes_full = gc.heap_budget > used ? gc.heap_budget - used : 0;
+  s.free_bytes_full = heap_free_bytes() + arena_unmapped_bytes();
   s.bytes_allocd_since_gc = gc.bytes_since_gc;
   s.allocd_bytes_before_gc = gc.total_bytes;
   s.non_gc_bytes = GC_non_gc_bytes;
   s.gc_no = GC_gc_no;
   s.markers_m1 = (GC_word)GC_parallel;
   s.expl_freed_bytes_since_gc = gc.freed_since_gc;
-  s.obtained_from_os_bytes = arena_committed_bytes();
+  s.obtained_from_os_bytes = s.heapsize_full;
   if (size > sizeof s) size = sizeof s;
   memcpy(out, &s, size);
   return size;
@@ -161,8 +165,9 @@ GC_API void GC_dump_named(const char *name) {
 }
 GC_API void GC_dump_regions(void) {
   LOCK();
-  fprintf(stdout, "bibop regions: committed %zu bytes, reserved-but-unmapped %zu bytes\n",
-          arena_committed_bytes(), arena_unmapped_bytes());
+  fprintf(stdout, "bibop regions: committed %zu bytes, unmapped (returned to the OS) %zu bytes, "
+          "address space reserved %zu bytes\n",
+          arena_committed_bytes(), arena_unmapped_bytes(), arena_reserved_bytes());
   UNLOCK();
 }
 GC_API void GC_dump_finalization(void) {

@@ -10,12 +10,18 @@
  * objects with no marks go back to the block pool, every size class's list
  * becomes its lazy-sweep list; then pacing for the next cycle.
  *
- * Pacing (bdwgc's rule): the heap has a budget (GC_get_heap_size). When a new
- * block would exceed it, a collection runs if the bytes allocated since the
- * last one exceed (roots + live pointerful + live pointer-free / 4) divided
- * by the free-space divisor; otherwise the budget grows by a third (bounded
- * by GC_set_max_heap_size). Chunks that stay free for GC_UNMAP_THRESHOLD
- * collections are decommitted.
+ * Pacing (bdwgc's rule): the heap has a budget of blocks. When a new block
+ * would exceed it, a collection runs if the bytes allocated since the last
+ * one exceed (roots + 2 x live pointerful + live pointer-free + live
+ * external) divided by the free-space divisor; otherwise the budget grows by
+ * a third (bounded by GC_set_max_heap_size). Invariants: growth made for a
+ * request the arena then refuses is taken back (gc_undo_growth), and after
+ * each collection the budget is at most BUDGET_SLACK x (blocks in use +
+ * one cycle's allocation), never below what the client asked for
+ * (GC_INITIAL_HEAP_SIZE, GC_expand_hp): one huge request or one large
+ * object that died cannot keep collections away for good. The budget is
+ * not the heap size: GC_get_heap_size is the committed memory (arena.c).
+ * Chunks that stay free for GC_UNMAP_THRESHOLD collections are decommitted.
  */
 #define _GNU_SOURCE   /* PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP */
 #include "internal.h"
@@ -34,6 +40,12 @@
 #define MIN_HEAP_GROWTH ((size_t)64 << 10)
 #define MAX_HEAP_GROWTH_UNBOUNDED ((size_t)1 << 40)
 #define DEFAULT_UNMAP_THRESHOLD 6                  /* bdwgc's default */
+/* How far above one cycle's need (blocks in use + min_bytes_allocd) the
+   budget may stay after a collection. Generous: the budget a program's
+   peak left behind keeps spacing its collections (GCBench's 26 MiB budget
+   over an 8 MiB live heap is under 2x), while a dead 1 GiB object's does
+   not. */
+#define BUDGET_SLACK 4
 
 /* Warnings, like aborts below, go straight to the descriptor (bdwgc's
    GC_err_printf), whatever buffering the client gave stderr. */
@@ -164,8 +176,13 @@ static void init_locked(void) {
   gc.extra_bytes = GC_all_interior_pointers ? 1 : 0;
   debug_init();
   if (gc.max_heap && gc.heap_budget > gc.max_heap) gc.heap_budget = gc.max_heap;
+  gc.requested_heap = gc.heap_budget;
   pt_init();
   arena_init();
+  arena_set_heap_limit(gc.max_heap);
+  /* As bdwgc, the initial heap is obtained at once (committed, untouched):
+     GC_get_heap_size() is not 0 after GC_init. */
+  (void)arena_expand((gc.heap_budget + CHUNK_BYTES - 1) / CHUNK_BYTES);
   heap_init();
   mark_init();
   markers_init();
@@ -223,7 +240,7 @@ static void sweep_setup(size_t *live_ptr, size_t *live_atomic) {
       else gc.large = next;
       if (next) next->u.large.prev = h->u.large.prev;
       gc.blocks_in_use -= h->u.large.nblocks;
-      heap_free_blocks(h, h->u.large.nblocks);
+      heap_free_large(h);
     } else {
       *(gc.kinds[h->kind].pointer_free ? &atomic : &ptr) += h->u.large.bytes;
     }
@@ -239,11 +256,21 @@ static void sweep_setup(size_t *live_ptr, size_t *live_atomic) {
    external bytes (docs/ARCHITECTURE.md, "Pacing"). */
 static void update_pacing(void) {
   GC_word divisor = GC_free_space_divisor ? GC_free_space_divisor : 1;
-  size_t scan = gc.root_bytes + 2 * gc.live_ptr_bytes + gc.live_atomic_bytes +
-                atomic_load_explicit(&external_live, memory_order_relaxed);
+  size_t scan = size_add_saturated(gc.root_bytes + 2 * gc.live_ptr_bytes + gc.live_atomic_bytes,
+                                   atomic_load_explicit(&external_live, memory_order_relaxed));
   gc.min_bytes_allocd = scan / divisor;
   size_t floor = gc.min_bytes_floor ? gc.min_bytes_floor : MIN_HEAP_GROWTH;
   if (gc.min_bytes_allocd < floor) gc.min_bytes_allocd = floor;
+}
+
+/* After a collection: the budget follows the live heap (see the top). */
+static void follow_live_heap(void) {
+  size_t in_use = gc.blocks_in_use * BLOCK_BYTES;
+  size_t cycle = size_add_saturated(in_use, gc.min_bytes_allocd);
+  size_t most = cycle > SIZE_MAX / BUDGET_SLACK ? SIZE_MAX : cycle * BUDGET_SLACK;
+  if (most < gc.requested_heap) most = gc.requested_heap;
+  if (gc.heap_budget > most) gc.heap_budget = round_to_blocks(most);
+  if (gc.heap_budget < in_use) gc.heap_budget = in_use;
 }
 
 /* The phases of one collection. Runs below gc_collect_locked's frame, which
@@ -299,7 +326,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   gc.freed_since_gc = 0;
   update_pacing();
   size_t live = gc.live_ptr_bytes + gc.live_atomic_bytes;
-  if (gc.heap_budget < gc.blocks_in_use * BLOCK_BYTES) gc.heap_budget = gc.blocks_in_use * BLOCK_BYTES;
+  follow_live_heap();
   if (gc.unmap_threshold) arena_decommit_idle(GC_gc_no, gc.unmap_threshold);
 
   uint64_t pause = os_now_ns() - t0;
@@ -317,10 +344,11 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   if (gc.dump_regularly) gc_dump_locked(gc_log());
   if (gc.print_stats)
     fprintf(gc_log(),
-            "bibop: GC #%lu (%s): %.3f ms, heap %zu KiB, live %zu KiB in %lu objects, "
-            "committed %zu KiB, external live %zu KiB, trigger %zu KiB heap + %zu KiB external\n",
-            (unsigned long)GC_gc_no, reason, pause / 1e6, gc.heap_budget >> 10, live >> 10,
-            gc.marked_objects, arena_committed_bytes() >> 10,
+            "bibop: GC #%lu (%s): %.3f ms, heap %zu KiB (unmapped %zu KiB, budget %zu KiB), "
+            "live %zu KiB in %lu objects, "
+            "external live %zu KiB, trigger %zu KiB heap + %zu KiB external\n",
+            (unsigned long)GC_gc_no, reason, pause / 1e6, arena_committed_bytes() >> 10,
+            arena_unmapped_bytes() >> 10, gc.heap_budget >> 10, live >> 10, gc.marked_objects,
             atomic_load(&external_live) >> 10, gc.last_trigger_heap >> 10,
             gc.last_trigger_external >> 10);
   if (gc.print_stats) mark_print_stats(gc_log());
@@ -356,7 +384,8 @@ static bool expand_budget(size_t nblocks) {
 bool gc_make_room(size_t nblocks) {
   if (fits(nblocks)) return true;
   bool may_collect = !GC_dont_gc && !gc.collecting && !gc.no_automatic_collection;
-  size_t since = gc.bytes_since_gc + atomic_load_explicit(&external_since_gc, memory_order_relaxed);
+  size_t since = size_add_saturated(gc.bytes_since_gc,
+                                    atomic_load_explicit(&external_since_gc, memory_order_relaxed));
   if (may_collect && (since >= gc.min_bytes_allocd || GC_dont_expand)) {
     gc_collect_locked("allocation");
     if (fits(nblocks)) return true;
@@ -370,9 +399,24 @@ bool gc_make_room(size_t nblocks) {
   return false;
 }
 
+void gc_undo_growth(size_t budget_before) {
+  if (gc.heap_budget > budget_before) gc.heap_budget = budget_before;
+}
+
+bool gc_expand_heap(size_t bytes) {
+  if (bytes > SIZE_MAX - CHUNK_BYTES) return false;   /* no round-up may wrap */
+  size_t grown = round_to_blocks(bytes);
+  if (grown > SIZE_MAX - gc.heap_budget) return false;
+  if (gc.max_heap && gc.heap_budget + grown > gc.max_heap) return false;
+  if (!arena_expand((bytes + CHUNK_BYTES - 1) / CHUNK_BYTES)) return false;
+  gc.heap_budget += grown;
+  gc.requested_heap = size_add_saturated(gc.requested_heap, grown);
+  return true;
+}
+
 void *gc_out_of_memory(size_t bytes) {
   gc_warn("GC Warning: Out of Memory! Heap size: %lu MiB. Returning NULL!\n",
-          (GC_word)(gc.heap_budget >> 20));
+          (GC_word)(arena_committed_bytes() >> 20));
   GC_oom_func fn = GC_oom_fn ? GC_oom_fn : gc_default_oom_fn;
   return fn(bytes);
 }

@@ -16,7 +16,9 @@
  * descriptors (struct block, 64 bytes each), one per 4 KiB of the region. The
  * array is reserved with MAP_NORESERVE and only the entries of committed
  * chunks are ever touched; a chunk that goes back to the arena has its
- * descriptors' pages dropped, so they read as zero = BLOCK_UNUSED.
+ * descriptors' pages dropped, so they read as zero = BLOCK_UNUSED. A region
+ * covered whole by one large object (not its first such region) has its
+ * page-table slot lent to that first region's array of tails (heap.c).
  *
  * The PAGE TABLE is one static array of 2^20 pointers indexed by addr >> 28
  * (the 48-bit user address space). An entry is NULL (the address is not in
@@ -194,6 +196,8 @@ struct region_info {
                                           slot that only describes static ranges */
   uint8_t chunk_committed[CHUNKS_PER_REGION];
   uint8_t chunk_dirty[CHUNKS_PER_REGION];   /* may hold nonzero bytes */
+  uint8_t chunk_returned[CHUNKS_PER_REGION];  /* decommitted after use, not committed since:
+                                                 part of the heap's unmapped bytes */
   uint32_t chunk_freed_at[CHUNKS_PER_REGION]; /* gc_no when it became free */
   uint64_t *static_pages;              /* static-only slot: one bit per 4 KiB page,
                                           set for pages of registered static ranges */
@@ -277,7 +281,18 @@ BIBOP_INTERNAL void pt_init(void);
 BIBOP_INTERNAL size_t pt_heap_region_count(void);
 BIBOP_INTERNAL struct block *pt_heap_region(size_t i);   /* descriptor array, 0 <= i < count */
 BIBOP_INTERNAL struct block *pt_add_region(char *base);  /* returns descriptor array */
+/* Undo pt_add_region for a region that never held a block (a reservation
+   that failed): its slot is cleared and its descriptors unmapped. */
+BIBOP_INTERNAL void pt_remove_region(char *base);
 BIBOP_INTERNAL void pt_drop_descriptors(struct block *first, size_t n);
+/* The slot of the heap region at base reads shared (another region's
+   array, of tails of one large object covering both) until reclaimed. */
+BIBOP_INTERNAL void pt_lend_region(uintptr_t base, struct block *shared);
+BIBOP_INTERNAL void pt_reclaim_region(uintptr_t base);
+/* A heap region's own array is not what its slot reads: lent out. */
+static inline bool pt_region_lent(struct block *blocks) {
+  return pt_table[(uintptr_t)pt_region_info(blocks)->base >> REGION_SHIFT] != blocks;
+}
 BIBOP_INTERNAL extern size_t pt_range_count;
 BIBOP_INTERNAL int pt_range_add(uintptr_t lo, uintptr_t hi, bibop_addr_class cls);
 BIBOP_INTERNAL int pt_range_remove(uintptr_t lo);
@@ -338,6 +353,7 @@ static inline void os_cpu_relax(void) {
 #endif
 }
 BIBOP_INTERNAL bool os_commit(void *p, size_t bytes, bool huge);
+BIBOP_INTERNAL size_t os_commit_limit(void);   /* largest commit the system could back */
 BIBOP_INTERNAL void os_decommit(void *p, size_t bytes);
 BIBOP_INTERNAL void os_discard(void *p, size_t bytes);   /* contents to zero, stays mapped */
 BIBOP_INTERNAL void os_unmap(void *p, size_t bytes);
@@ -366,8 +382,14 @@ BIBOP_INTERNAL char *arena_alloc_chunks(size_t n, bool *fresh);
 BIBOP_INTERNAL void arena_free_chunks(char *p, size_t n);
 /* Decommit chunks free for at least `age` collections (0: all free ones). */
 BIBOP_INTERNAL size_t arena_decommit_idle(unsigned long gc_no, unsigned long age);
-BIBOP_INTERNAL size_t arena_committed_bytes(void);
-BIBOP_INTERNAL size_t arena_unmapped_bytes(void);
+/* Commit n more chunks as free ones (GC_expand_hp, GC_INITIAL_HEAP_SIZE);
+   all or nothing. */
+BIBOP_INTERNAL bool arena_expand(size_t nchunks);
+/* Keep committed memory within bytes (rounded up to chunks); 0: no limit. */
+BIBOP_INTERNAL void arena_set_heap_limit(size_t bytes);
+BIBOP_INTERNAL size_t arena_committed_bytes(void);   /* the heap: GC_get_heap_size */
+BIBOP_INTERNAL size_t arena_unmapped_bytes(void);    /* decommitted after use */
+BIBOP_INTERNAL size_t arena_reserved_bytes(void);    /* address space of all regions */
 BIBOP_INTERNAL bool arena_contains(uintptr_t w);  /* inside a region of ours */
 
 /* ---- heap: blocks and size classes (heap.c) -------------------------------- */
@@ -402,9 +424,13 @@ struct alloc_cache {
 BIBOP_INTERNAL void heap_init(void);
 BIBOP_INTERNAL struct block *heap_alloc_blocks(size_t nblocks, bool *zeroed);
 BIBOP_INTERNAL void heap_free_blocks(struct block *first, size_t nblocks);
+/* A large object's tails (heap.c: regions it covers whole share one array). */
+BIBOP_INTERNAL void heap_set_large_tails(struct block *head, size_t nblocks);
+BIBOP_INTERNAL void heap_free_large(struct block *head);   /* its blocks, and slots lent */
 BIBOP_INTERNAL struct block *heap_new_small_block(int kind, unsigned granules);
 BIBOP_INTERNAL void heap_release_small_block(struct block *b);
 BIBOP_INTERNAL size_t heap_blocks_in_use(void);
+BIBOP_INTERNAL size_t heap_free_bytes(void);   /* committed, in no block in use */
 
 /* Object start of interior address w in small block b, or NULL (tail waste). */
 static inline char *small_object_start(const struct block *b, uintptr_t w, unsigned *index) {
@@ -432,6 +458,12 @@ static inline bibop_addr_class pt_classify_heap(uintptr_t w) {
     default:
       return BIBOP_ADDR_HEAP_FREE;
   }
+}
+
+/* Byte counts that may add up past SIZE_MAX (external memory is reported
+   by the client) saturate rather than wrap. */
+static inline size_t size_add_saturated(size_t a, size_t b) {
+  return a > SIZE_MAX - b ? SIZE_MAX : a + b;
 }
 
 static inline uint32_t reciprocal_of(uint32_t size) {
@@ -518,7 +550,10 @@ struct gc_state {
 
   size_t extra_bytes;            /* 1 with all interior pointers, else 0 */
   size_t blocks_in_use;          /* SMALL and LARGE blocks */
-  size_t heap_budget;            /* GC_get_heap_size: bytes of blocks allowed */
+  size_t heap_budget;            /* pacing: bytes of blocks allowed before collecting
+                                    is considered (GC_get_heap_size is the arena's
+                                    committed bytes) */
+  size_t requested_heap;         /* GC_INITIAL_HEAP_SIZE + GC_expand_hp: the budget's floor */
   size_t max_heap;               /* 0: unlimited */
   size_t bytes_since_gc;         /* allocated since the last collection */
   size_t freed_since_gc;         /* explicitly GC_free'd since then */
@@ -562,6 +597,11 @@ BIBOP_INTERNAL void gc_collect_locked(const char *reason);
    Returns true if the caller should retry (a collection ran or the budget
    grew), false if the heap is exhausted. */
 BIBOP_INTERNAL bool gc_make_room(size_t nblocks);
+/* The blocks gc_make_room made room for were refused by the arena: growth
+   of the budget since it read budget_before is taken back. */
+BIBOP_INTERNAL void gc_undo_growth(size_t budget_before);
+/* GC_expand_hp: commit bytes more of heap and raise the budget by as much. */
+BIBOP_INTERNAL bool gc_expand_heap(size_t bytes);
 BIBOP_INTERNAL void *gc_out_of_memory(size_t bytes);
 BIBOP_INTERNAL void gc_warn(const char *msg, GC_word arg);
 BIBOP_INTERNAL FILE *gc_log(void);          /* where statistics go */

@@ -202,6 +202,16 @@ static void fold_block(struct block *b) {
 static unsigned long fold_next;    /* next chunk to fold (atomic) */
 static unsigned long fold_chunks;  /* heap regions x chunks per region, fixed for the phase */
 
+/* The chunk whose descriptors start at first is all one large object (its
+   first and last blocks belong to the same one, and objects are
+   contiguous): a huge object's chunks are skipped, not walked block by
+   block at every collection. */
+static bool chunk_inside_large_object(const struct block *first) {
+  const struct block *last = first + BLOCKS_PER_CHUNK - 1;
+  if (last->state != BLOCK_LARGE_TAIL) return false;
+  return first == last->head || (first->state == BLOCK_LARGE_TAIL && first->head == last->head);
+}
+
 void mark_fold_prepare(void) {
   fold_next = 0;
   fold_chunks = pt_heap_region_count() * CHUNKS_PER_REGION;
@@ -216,7 +226,9 @@ void mark_fold_share(void) {
       struct block *blocks = pt_heap_region(c / CHUNKS_PER_REGION);
       size_t chunk = c % CHUNKS_PER_REGION;
       if (!pt_region_info(blocks)->chunk_committed[chunk]) continue;   /* no descriptors */
+      if (pt_region_lent(blocks)) continue;   /* inside a huge object: its own are unused */
       struct block *b = blocks + chunk * BLOCKS_PER_CHUNK;
+      if (chunk_inside_large_object(b)) continue;   /* no small block: 2 reads, not 512 */
       for (size_t k = 0; k < BLOCKS_PER_CHUNK; k++, b++)
         if (b->state == BLOCK_SMALL && b->marks_in_bytes) fold_block(b);
     }
