@@ -389,6 +389,13 @@ bool gc_make_room(size_t nblocks) {
   if (may_collect && (since >= gc.min_bytes_allocd || GC_dont_expand)) {
     gc_collect_locked("allocation");
     if (fits(nblocks)) return true;
+    /* Blocks a collection leaves partly used still count in full, but
+       their free slots come first: a caller that needs one small block
+       sweeps its size class again before taking a block, and comes back
+       only if the class has no free slot. Growing here would raise the
+       budget at every collection of a heap whose survivors are spread over
+       all its blocks, though most of its slots are free. */
+    if (nblocks == 1) return true;
   }
   if (expand_budget(nblocks)) return true;
   /* At the limit: one more collection may free enough. */
