@@ -1,9 +1,8 @@
 /*
  * api.c: the bdwgc interface outside allocation and roots — initialisation,
- * collection requests, settings, statistics, object queries — plus the data
- * symbols bdwgc exports (same names, types and sizes: programs read them and
- * copy-relocate them, and this library reaches them through the GOT) and
- * bibop.h's classification and range registration.
+ * collection requests, settings, statistics, object queries — and
+ * bibop.h's classification and range registration. The data symbols bdwgc
+ * exports live in state.c, where every layer may read them.
  * Owns no collector logic: it validates arguments and calls the modules.
  */
 #include "internal.h"
@@ -11,32 +10,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-
-/* ---- exported data, as bdwgc 8.2 exports it ------------------------------- */
-
-GC_word GC_gc_no = 0;
-int GC_all_interior_pointers = 1;
-int GC_java_finalization = 1;
-int GC_no_dls = 0;
-int GC_dont_gc = 0;
-int GC_dont_expand = 0;
-int GC_dont_precollect = 0;
-int GC_find_leak = 0;
-int GC_finalize_on_demand = 0;
-int GC_full_freq = 19;
-int GC_use_entire_heap = 0;
-int GC_parallel = 0;
-GC_word GC_free_space_divisor = 3;
-GC_word GC_max_retries = 0;
-GC_word GC_non_gc_bytes = 0;
-unsigned long GC_time_limit = 50;
-char *GC_stackbottom = NULL;
-void *GC_least_plausible_heap_addr = (void *)~(uintptr_t)0;
-void *GC_greatest_plausible_heap_addr = NULL;
-GC_oom_func GC_oom_fn = gc_default_oom_fn;
-GC_finalizer_notifier_proc GC_finalizer_notifier = NULL;
-GC_on_heap_resize_proc GC_on_heap_resize = NULL;
-GC_abort_func GC_on_abort = gc_default_abort_func;
 
 /* ---- initialisation and collection ---------------------------------------- */
 
@@ -46,12 +19,7 @@ GC_API int GC_is_init_called(void) { return gc.initialized; }
 
 GC_API void GC_gcollect(void) {
   roots_clear_dead_stack();
-  gc_ensure_init();
-  LOCK();
-  if (!GC_dont_gc) gc_collect_locked("explicit");
-  if (gc.unmap_on_gcollect) arena_decommit_idle(GC_gc_no, 0);
-  UNLOCK();
-  finalize_run_pending();
+  gc_collect_explicit();
 }
 
 GC_API int GC_try_to_collect(GC_stop_func stop_func) {
@@ -148,7 +116,7 @@ GC_API void GC_register_displacement(size_t offset) {
     return;
   }
   LOCK();
-  gc.valid_offsets[offset] = 1;
+  mark_register_displacement(offset);
   UNLOCK();
 }
 
@@ -231,31 +199,8 @@ GC_API unsigned GC_get_version(void) {
 
 /* ---- object queries --------------------------------------------------------------- */
 
-GC_API void *GC_base(void *p) {
-  struct block *b = pt_block_of((uintptr_t)p);
-  if (!b) return NULL;
-  switch (b->state) {
-    case BLOCK_SMALL: {
-      unsigned i;
-      return small_object_start(b, (uintptr_t)p, &i);
-    }
-    case BLOCK_LARGE:
-      return block_addr(b);
-    case BLOCK_LARGE_TAIL:
-      return b->head->state == BLOCK_LARGE ? block_addr(b->head) : NULL;
-    default:
-      return NULL;
-  }
-}
-
-GC_API size_t GC_size(const void *p) {
-  struct block *b = pt_block_of((uintptr_t)p);
-  if (!b) return 0;
-  if (b->state == BLOCK_SMALL) return b->obj_bytes;
-  if (b->state == BLOCK_LARGE_TAIL) b = b->head;
-  if (b->state == BLOCK_LARGE) return b->u.large.bytes;
-  return 0;
-}
+GC_API void *GC_base(void *p) { return object_base(p); }
+GC_API size_t GC_size(const void *p) { return object_size(p); }
 
 GC_API int GC_is_heap_ptr(const void *p) {
   struct block *b = pt_block_of((uintptr_t)p);
@@ -359,23 +304,6 @@ GC_API int GC_is_incremental_mode(void) { return 0; }
 
 
 GC_API void GC_push_finalizer_structures(void) {}
-
-/* A summary of the heap, for humans. */
-void gc_dump_locked(FILE *out) {
-  fprintf(out, "bibop heap: %lu collections, budget %zu bytes, %zu blocks in use, "
-          "committed %zu bytes, live after last collection %zu bytes (%lu objects)\n",
-          (unsigned long)GC_gc_no, gc.heap_budget, gc.blocks_in_use, arena_committed_bytes(),
-          gc.live_ptr_bytes + gc.live_atomic_bytes, gc.marked_objects);
-  for (unsigned k = 0; k < gc.n_kinds; k++) {
-    size_t blocks = 0;
-    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
-      for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) blocks++;
-    fprintf(out, "  kind %u: %zu small blocks\n", k, blocks);
-  }
-  size_t large = 0, large_bytes = 0;
-  for (struct block *h = gc.large; h; h = h->next) large++, large_bytes += h->u.large.bytes;
-  fprintf(out, "  large objects: %zu (%zu bytes)\n", large, large_bytes);
-}
 
 GC_API void GC_dump(void) {
   LOCK();

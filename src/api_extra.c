@@ -68,12 +68,6 @@ GC_API void GC_set_log_fd(int fd) {
   if (f) gc.log = f;
 }
 
-static GC_has_static_roots_func has_static_roots;
-GC_API void GC_register_has_static_roots_callback(GC_has_static_roots_func fn) { has_static_roots = fn; }
-bool roots_want_segment(const char *name, void *start, size_t size) {
-  return !has_static_roots || has_static_roots(name, start, size);
-}
-
 GC_API void GC_clear_exclusion_table(void) {
   LOCK();
   roots_clear_exclusions();
@@ -253,7 +247,7 @@ GC_API void *GC_is_valid_displacement(void *p) {
 GC_API void *GC_memalign(size_t align, size_t lb) {
   if (align == 0 || (align & (align - 1))) return NULL;
   if (align <= GRANULE_BYTES) return GC_malloc(lb);
-  if (lb > SIZE_MAX - align) return gc_out_of_memory(lb);
+  if (lb > SIZE_MAX - align) return alloc_out_of_memory(lb);
   /* Large objects start on block boundaries: enough for align <= 4 KiB. */
   char *p = GC_malloc(lb + align - 1 > MAX_SMALL_BYTES ? lb + align - 1 : MAX_SMALL_BYTES + 1);
   if (!p) return NULL;
@@ -339,34 +333,6 @@ GC_API void GC_set_stackbottom(void *handle, const struct GC_stack_base *sb) {
   struct gc_thread *t = handle ? handle : threads_self();
   if (t && sb->mem_base) threads_set_stack_base(t, sb->mem_base);
   else if (!t && !gc.initialized) GC_stackbottom = sb->mem_base;
-}
-
-/* ---- printing -------------------------------------------------------------------- */
-
-/* Unbuffered, as bdwgc's: each message is out when the call returns (to the
-   descriptor itself, past any stdio buffer the client's own output sits
-   in), so what is printed just before an abort or a crash is never lost. */
-GC_API void GC_printf(const char *format, ...) {
-  va_list ap;
-  va_start(ap, format);
-  vdprintf(STDOUT_FILENO, format, ap);
-  va_end(ap);
-}
-
-GC_API void GC_err_printf(const char *format, ...) {
-  va_list ap;
-  va_start(ap, format);
-  vdprintf(STDERR_FILENO, format, ap);
-  va_end(ap);
-}
-
-GC_API void GC_log_printf(const char *format, ...) {
-  FILE *log = gc_log();
-  va_list ap;
-  va_start(ap, format);
-  vfprintf(log, format, ap);
-  va_end(ap);
-  fflush(log);
 }
 
 GC_API void GC_incr_bytes_allocd(size_t n) { gc.bytes_since_gc += n; }

@@ -25,7 +25,6 @@
  */
 #define _GNU_SOURCE   /* PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP */
 #include "internal.h"
-#include "trace.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,10 +35,8 @@
 
 
 
-#define DEFAULT_INITIAL_HEAP ((size_t)64 << 10)   /* bdwgc's 64 KiB */
 #define MIN_HEAP_GROWTH ((size_t)64 << 10)
 #define MAX_HEAP_GROWTH_UNBOUNDED ((size_t)1 << 40)
-#define DEFAULT_UNMAP_THRESHOLD 6                  /* bdwgc's default */
 /* How far above one cycle's need (blocks in use + min_bytes_allocd) the
    budget may stay after a collection. Generous: the budget a program's
    peak left behind keeps spacing its collections (GCBench's 26 MiB budget
@@ -47,157 +44,24 @@
    not. */
 #define BUDGET_SLACK 4
 
-/* Warnings, like aborts below, go straight to the descriptor (bdwgc's
-   GC_err_printf), whatever buffering the client gave stderr. */
-void gc_default_warn_proc(char *msg, GC_word arg) {
-  dprintf(STDERR_FILENO, msg, arg);
-}
+/* ---- hooks: the collector's calls into the features above it -------------- */
 
-void *gc_default_oom_fn(size_t bytes) {
-  (void)bytes;
-  return NULL;
-}
+/* Registered once, at initialisation (init.c), under the lock; run in
+   registration order. Bounded: each point has few features. */
+#define MAX_HOOKS_PER_POINT 4
+static void (*hooks[HOOK_POINTS][MAX_HOOKS_PER_POINT])(void);
 
-/* The allocation lock spins a little before sleeping (glibc's adaptive
-   mutex): it is held for short stretches (refills, uncollectable objects,
-   GC_free), and a sleep and wake-up per contended acquisition cost more
-   than the wait. Measured: a GC_malloc_uncollectable + GC_free pair from
-   2 threads 464 -> 217-317 ns (stock 243), mt_gcbench with 4 threads
-   -8%, 2 threads -2% (alternating runs, docs/BENCHMARKS.md). */
-struct gc_state gc = { .lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP, .warn_proc = gc_default_warn_proc };
-
-/* The lock is busy: poll it, yielding the CPU, for up to LOCK_POLL_NS before
-   sleeping on it. It is held either briefly (a refill) or for a whole
-   collection, during which a waiter that is still polling is stopped by a
-   signal to a running thread (no wake-up of an idle CPU), volunteers to mark
-   (markers.c) and gets the lock back without being woken either. */
-#define LOCK_POLL_NS (2 * 1000 * 1000ull)
-void gc_lock_contended(void) {
-  uint64_t until = 0;
-  for (unsigned i = 0;; i++) {
-    if (pthread_mutex_trylock(&gc.lock) == 0) return;
-    if (i < 64) {
-      os_cpu_relax();
-      continue;
+void collect_add_hook(enum collect_hook_point point, void (*fn)(void)) {
+  for (unsigned i = 0; i < MAX_HOOKS_PER_POINT; i++)
+    if (!hooks[point][i]) {
+      hooks[point][i] = fn;
+      return;
     }
-    uint64_t now = os_now_ns();
-    if (!until) until = now + LOCK_POLL_NS;
-    else if (now >= until) break;
-    sched_yield();
-  }
-  pthread_mutex_lock(&gc.lock);
+  gc_abort("bibop: too many collection hooks at one point");
 }
 
-void gc_warn(const char *msg, GC_word arg) {
-  GC_warn_proc proc = gc.warn_proc ? gc.warn_proc : gc_default_warn_proc;
-  proc((char *)msg, arg);
-}
-
-/* bdwgc's default abort function: the message (if any) straight to the
-   stderr descriptor, so no buffer can hold it back from the abort() that
-   follows. */
-void gc_default_abort_func(const char *msg) {
-  if (msg) dprintf(STDERR_FILENO, "%s\n", msg);
-}
-
-_Noreturn void gc_abort(const char *msg) {
-  GC_abort_func on_abort = GC_on_abort;   /* a client may have stored NULL */
-  (on_abort ? on_abort : gc_default_abort_func)(msg);
-  if (gc.loop_on_abort)
-    for (;;) pause();   /* GC_LOOP_ON_ABORT: wait for a debugger */
-  abort();
-}
-
-static void define_builtin_kinds(void) {
-  gc.kinds[KIND_PTRFREE] = (struct kind){ .descr = GC_DS_LENGTH, .add_size = true,
-      .pointer_free = true, .zero_on_alloc = false, .in_use = true };
-  gc.kinds[KIND_NORMAL] = (struct kind){ .descr = GC_DS_LENGTH, .add_size = true,
-      .zero_on_alloc = true, .in_use = true };
-  gc.kinds[KIND_UNCOLLECTABLE] = (struct kind){ .descr = GC_DS_LENGTH, .add_size = true,
-      .uncollectable = true, .zero_on_alloc = true, .in_use = true };
-  gc.kinds[KIND_ATOMIC_UNCOLLECTABLE] = (struct kind){ .descr = GC_DS_LENGTH, .add_size = true,
-      .pointer_free = true, .uncollectable = true, .zero_on_alloc = false, .in_use = true };
-  gc.n_kinds = KIND_BUILTIN_COUNT;
-}
-
-static size_t round_to_blocks(size_t bytes) {
-  return (bytes + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1);
-}
-
-/* bdwgc's environment variables, with its presence semantics (a variable
-   that is set, whatever its value, turns its switch on). The ones that only
-   make sense inside bdwgc are listed, and why they are ignored, in
-   docs/COMPATIBILITY.md. */
-static void read_environment(void) {
-  size_t sz;
-  long v;
-  if (os_env_size("GC_INITIAL_HEAP_SIZE", &sz) && sz > gc.heap_budget)
-    gc.heap_budget = round_to_blocks(sz);
-  if (os_env_size("GC_MAXIMUM_HEAP_SIZE", &sz) && sz > 0) gc.max_heap = round_to_blocks(sz);
-  if (os_env_long("GC_FREE_SPACE_DIVISOR", &v) && v > 0) GC_free_space_divisor = (GC_word)v;
-  if (os_env_set("GC_DONT_GC")) GC_dont_gc = 1;
-  if (os_env_set("GC_PRINT_STATS") || os_env_set("GC_PRINT_VERBOSE_STATS")) gc.print_stats = true;
-  if (os_env_long("GC_UNMAP_THRESHOLD", &v) && v >= 0) gc.unmap_threshold = (unsigned long)v;
-  if (os_env_set("GC_ALL_INTERIOR_POINTERS")) GC_all_interior_pointers = 1;
-  if (os_env_set("GC_USE_ENTIRE_HEAP")) GC_use_entire_heap = 1;
-  if (os_env_set("GC_LOOP_ON_ABORT")) gc.loop_on_abort = true;
-  if (os_env_set("GC_ABORT_ON_LEAK")) gc.abort_on_leak = true;
-  if (os_env_set("GC_FORCE_UNMAP_ON_GCOLLECT")) gc.unmap_on_gcollect = true;
-  if (os_env_set("GC_DUMP_REGULARLY")) gc.dump_regularly = true;
-  const char *log = getenv("GC_LOG_FILE");
-  if (log && *log) {
-    FILE *f = fopen(log, "a");
-    if (f) gc.log = f;
-    else gc_warn("GC Warning: cannot open GC_LOG_FILE; logging to stderr\n", 0);
-  }
-  if (os_env_set("GC_PRINT_ADDRESS_MAP")) {
-    FILE *maps = fopen("/proc/self/maps", "r");
-    if (maps) {
-      char line[512];
-      fprintf(gc_log(), "---------- Begin address map ----------\n");
-      while (fgets(line, sizeof line, maps)) fputs(line, gc_log());
-      fprintf(gc_log(), "---------- End address map ----------\n");
-      fclose(maps);
-    }
-  }
-}
-
-FILE *gc_log(void) { return gc.log ? gc.log : stderr; }
-
-static void init_locked(void) {
-  gc.valid_offsets[0] = 1;
-  gc.unmap_threshold = DEFAULT_UNMAP_THRESHOLD;
-  if (!gc.heap_budget) gc.heap_budget = DEFAULT_INITIAL_HEAP;
-  define_builtin_kinds();
-  kinds_init();
-  svector_init();
-  read_environment();
-  trace_init();
-  gc.extra_bytes = GC_all_interior_pointers ? 1 : 0;
-  debug_init();
-  if (gc.max_heap && gc.heap_budget > gc.max_heap) gc.heap_budget = gc.max_heap;
-  gc.requested_heap = gc.heap_budget;
-  pt_init();
-  arena_init();
-  arena_set_heap_limit(gc.max_heap);
-  /* As bdwgc, the initial heap is obtained at once (committed, untouched):
-     GC_get_heap_size() is not 0 after GC_init. */
-  (void)arena_expand((gc.heap_budget + CHUNK_BYTES - 1) / CHUNK_BYTES);
-  heap_init();
-  mark_init();
-  markers_init();
-  roots_init();
-  threads_init();
-  gc.initialized = true;
-  gc.min_bytes_allocd = gc.heap_budget / 2;
-  if (!GC_dont_gc) gc_collect_locked("init");
-}
-
-void gc_ensure_init(void) {
-  if (LIKELY(__atomic_load_n(&gc.initialized, __ATOMIC_ACQUIRE))) return;
-  LOCK();
-  if (!gc.initialized) init_locked();
-  UNLOCK();
+static void run_hooks(enum collect_hook_point point) {
+  for (unsigned i = 0; i < MAX_HOOKS_PER_POINT && hooks[point][i]; i++) hooks[point][i]();
 }
 
 static void notify(GC_EventType e) {
@@ -280,11 +144,13 @@ static void follow_live_heap(void) {
 static __attribute__((noinline)) void collect_phases(const char *reason) {
   gc.collect_entry_sp = __builtin_frame_address(0);
   gc.collecting = true;
+  gc.last_reason = reason;
   /* Waiting for other threads and markers involves cancellation points;
      a collection must not be abandoned halfway. */
   int cancel_state;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   uint64_t t0 = os_now_ns();
+  gc.last_start_ns = t0;
   if (gc.start_callback) gc.start_callback();   /* with the lock held, as bdwgc */
   notify(GC_EVENT_START);
 
@@ -292,19 +158,18 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   stopworld_stop();
   notify(GC_EVENT_POST_STOP_WORLD);
   alloc_before_mark();
-  debug_before_collection();
-  debug_leak_snapshot();
-  disclaim_snapshot();
+  run_hooks(HOOK_BEFORE_MARK);
   mark_clear_all();
   notify(GC_EVENT_MARK_START);
   markers_start_phase(&main_marker);
   gc.root_bytes = roots_mark_all();
+  finalize_mark_roots();
   mark_finish();
-  disclaim_mark_unconditionally();
+  run_hooks(HOOK_MARK_MORE);
   finalize_after_mark();
-  debug_report_leaks();
+  run_hooks(HOOK_AFTER_FINALIZE);
   alloc_after_mark();
-  disclaim_find_dead();
+  run_hooks(HOOK_DEAD_KNOWN);
   notify(GC_EVENT_MARK_END);
   /* Sweep setup touches only block lists, never a thread's cursor: the
      world may run again. */
@@ -313,7 +178,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   notify(GC_EVENT_POST_START_WORLD);
 
   notify(GC_EVENT_RECLAIM_START);
-  disclaim_sweep();   /* procedures run here, lock held, world running */
+  run_hooks(HOOK_WORLD_RESTARTED);   /* disclaim procedures: lock held, world running */
   sweep_setup(&gc.live_ptr_bytes, &gc.live_atomic_bytes);
   boxroot_release_empty_pools();
   notify(GC_EVENT_RECLAIM_END);
@@ -337,10 +202,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   gc.collect_entry_sp = NULL;
   notify(GC_EVENT_END);
   pthread_setcancelstate(cancel_state, NULL);
-  trace_collection(&(struct trace_record){ .gc = GC_gc_no, .start_ns = t0, .end_ns = t0 + pause,
-      .reason = reason, .heap_bytes = gc.heap_budget, .live_bytes = live,
-      .external_bytes = atomic_load(&external_live), .marked_objects = gc.marked_objects,
-      .marked_bytes = gc.mark_stats.marked_bytes, .mark = &gc.mark_stats });
+  run_hooks(HOOK_COLLECTION_END);
   if (gc.dump_regularly) gc_dump_locked(gc_log());
   if (gc.print_stats)
     fprintf(gc_log(),
@@ -361,6 +223,16 @@ void gc_collect_locked(const char *reason) {
   __builtin_unwind_init();
   collect_phases(reason);
   __asm__ volatile("" : : : "memory");   /* no tail call: this frame stays */
+}
+
+/* A collection the client asked for (GC_gcollect), then its finalizers. */
+void gc_collect_explicit(void) {
+  gc_ensure_init();
+  LOCK();
+  if (!GC_dont_gc) gc_collect_locked("explicit");
+  if (gc.unmap_on_gcollect) arena_decommit_idle(GC_gc_no, 0);
+  UNLOCK();
+  finalize_run_pending();
 }
 
 static bool fits(size_t nblocks) {
@@ -421,9 +293,19 @@ bool gc_expand_heap(size_t bytes) {
   return true;
 }
 
-void *gc_out_of_memory(size_t bytes) {
-  gc_warn("GC Warning: Out of Memory! Heap size: %lu MiB. Returning NULL!\n",
-          (GC_word)(arena_committed_bytes() >> 20));
-  GC_oom_func fn = GC_oom_fn ? GC_oom_fn : gc_default_oom_fn;
-  return fn(bytes);
+/* A summary of the heap, for humans. */
+void gc_dump_locked(FILE *out) {
+  fprintf(out, "bibop heap: %lu collections, budget %zu bytes, %zu blocks in use, "
+          "committed %zu bytes, live after last collection %zu bytes (%lu objects)\n",
+          (unsigned long)GC_gc_no, gc.heap_budget, gc.blocks_in_use, arena_committed_bytes(),
+          gc.live_ptr_bytes + gc.live_atomic_bytes, gc.marked_objects);
+  for (unsigned k = 0; k < gc.n_kinds; k++) {
+    size_t blocks = 0;
+    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
+      for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) blocks++;
+    fprintf(out, "  kind %u: %zu small blocks\n", k, blocks);
+  }
+  size_t large = 0, large_bytes = 0;
+  for (struct block *h = gc.large; h; h = h->next) large++, large_bytes += h->u.large.bytes;
+  fprintf(out, "  large objects: %zu (%zu bytes)\n", large, large_bytes);
 }

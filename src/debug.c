@@ -54,7 +54,7 @@ static GC_word tail_guard_of(const struct dbg_header *h) { return TAIL_GUARD ^ (
    (bdwgc keeps a flag there for the same reason). debug_alloc asks for a
    word more than the end guard needs, so the two never overlap. */
 static GC_word *tail_guard_at(const struct dbg_header *h) {
-  uintptr_t end = ((uintptr_t)h + GC_size(h)) & ~(uintptr_t)(sizeof(GC_word) - 1);
+  uintptr_t end = ((uintptr_t)h + object_size(h)) & ~(uintptr_t)(sizeof(GC_word) - 1);
   return (GC_word *)end - 1;
 }
 
@@ -73,7 +73,7 @@ static void set_size_and_guards(struct dbg_header *h, size_t lb) {
 
 static void *debug_alloc(size_t lb, int kind, const char *file, int line) {
   const size_t overhead = sizeof(struct dbg_header) + 3 * sizeof(GC_word);
-  if (lb > SIZE_MAX - overhead) return gc_out_of_memory(lb);
+  if (lb > SIZE_MAX - overhead) return alloc_out_of_memory(lb);
   size_t rounded = (lb + sizeof(GC_word) - 1) & ~(sizeof(GC_word) - 1);
   struct dbg_header *h = alloc_generic(rounded + overhead - sizeof(GC_word), kind);
   if (!h) return NULL;
@@ -95,7 +95,7 @@ static bool header_intact(const struct dbg_header *h, bool *freed) {
 /* The header of debug object base with its header intact, or NULL if base
    is not one (or its header is damaged: see header_smashed_at). */
 static struct dbg_header *header_of(void *base, bool *freed) {
-  if (!base || GC_size(base) < sizeof(struct dbg_header) + 3 * sizeof(GC_word)) return NULL;
+  if (!base || object_size(base) < sizeof(struct dbg_header) + 3 * sizeof(GC_word)) return NULL;
   struct dbg_header *h = base;
   return header_intact(h, freed) ? h : NULL;
 }
@@ -113,7 +113,7 @@ static char *header_damage_at(struct dbg_header *h) {
 /* A debug object whose header is damaged but whose tail guard is intact:
    where the header was hit; NULL otherwise (intact, or not a debug object). */
 static char *header_smashed_at(void *base) {
-  if (!base || GC_size(base) < sizeof(struct dbg_header) + 3 * sizeof(GC_word)) return NULL;
+  if (!base || object_size(base) < sizeof(struct dbg_header) + 3 * sizeof(GC_word)) return NULL;
   struct dbg_header *h = base;
   GC_word tail;
   memcpy(&tail, tail_guard_at(h), sizeof tail);
@@ -248,9 +248,9 @@ GC_API wchar_t *GC_wcsdup(const wchar_t *str) {
    that an underrun is reported and the object still freed. NULL if p is
    not such a pointer; *freed says it was freed already. */
 static struct dbg_header *checked_header(void *p, const char *caller, bool *freed) {
-  void *base = GC_base(p);
+  void *base = object_base(p);
   if (base != (char *)p - sizeof(struct dbg_header)) return NULL;
-  if (GC_size(base) < sizeof(struct dbg_header) + 3 * sizeof(GC_word)) return NULL;
+  if (object_size(base) < sizeof(struct dbg_header) + 3 * sizeof(GC_word)) return NULL;
   struct dbg_header *h = base;
   char where_what[96];
   snprintf(where_what, sizeof where_what, "%s: found smashed location at", caller);
@@ -336,8 +336,8 @@ GC_API void GC_debug_ptr_store_and_dirty(void *p, const void *q) { *(const void 
 GC_API void GC_ptr_store_and_dirty(void *p, const void *q) { *(const void **)p = q; }
 
 GC_API void GC_debug_register_displacement(size_t offset) {
-  GC_register_displacement(offset);
-  GC_register_displacement(offset + sizeof(struct dbg_header));
+  mark_register_displacement(offset);
+  mark_register_displacement(offset + sizeof(struct dbg_header));
 }
 
 /* A finalizer registered on a debug object is called with the pointer it
@@ -454,7 +454,7 @@ void debug_report_leaks(void) {
   }
 }
 
-static void collect_at_exit(void) { GC_gcollect(); }
+static void collect_at_exit(void) { gc_collect_explicit(); }
 
 void debug_init(void) {
   if (os_env_set("GC_FIND_LEAK")) GC_find_leak = 1;

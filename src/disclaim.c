@@ -172,8 +172,8 @@ GC_API void GC_init_finalized_malloc(void) {
   /* The client's pointer is one word into the object, and a closure
      pointer carries its tag: both displacements keep objects alive
      without all interior pointers. */
-  GC_register_displacement(sizeof(GC_word));
-  GC_register_displacement(CLOSURE_TAG);
+  mark_register_displacement(sizeof(GC_word));
+  mark_register_displacement(CLOSURE_TAG);
   LOCK();
   if (finalized_kind < 0) {
     unsigned k = GC_new_kind_inner(GC_new_free_list_inner(), GC_DS_LENGTH, 1, 1);
@@ -191,7 +191,7 @@ GC_API void *GC_finalized_malloc(size_t lb, const struct GC_finalizer_closure *f
     GC_init_finalized_malloc();   /* bdwgc requires the call first; be lenient */
     kind = finalized_kind;
   }
-  if (lb > SIZE_MAX - sizeof(GC_word)) return gc_out_of_memory(lb);
+  if (lb > SIZE_MAX - sizeof(GC_word)) return alloc_out_of_memory(lb);
   GC_word *p = alloc_generic(lb + sizeof(GC_word), kind);
   if (!p) return NULL;
   __atomic_store_n(p, (GC_word)fc | CLOSURE_TAG, __ATOMIC_RELEASE);

@@ -58,7 +58,6 @@ static struct table finalizers, short_links, long_links;
 static struct fin_entry *queue_head, *queue_tail;   /* ready to run */
 static size_t queue_length;
 static __thread bool running_finalizers;
-volatile bool finalize_pending;                     /* hint read without the lock */
 
 static size_t bucket_of(const struct table *t, uintptr_t key) {
   return (size_t)((key >> 4) * 0x9E3779B97F4A7C15ull >> 20) & (t->nbuckets - 1);
@@ -120,7 +119,7 @@ static void table_filter(struct table *t, bool (*fn)(struct hnode *), size_t siz
 
 /* The key of obj's entries: its object's base, 0 if obj is in no object. */
 static uintptr_t object_key(const void *obj) {
-  return obj ? (uintptr_t)GC_base((void *)obj) : 0;
+  return obj ? (uintptr_t)object_base((void *)obj) : 0;
 }
 
 /* ---- the collector's side -------------------------------------------------------- */
@@ -200,7 +199,7 @@ void finalize_mark_roots(void) {
 
 /* A link inside a heap object that is now garbage must not be written. */
 static bool link_is_dangling(struct hnode *h) {
-  void *container = GC_base((void *)h->key);
+  void *container = object_base((void *)h->key);
   return container && !mark_is_marked(container);
 }
 
@@ -406,7 +405,7 @@ GC_API int GC_general_register_disappearing_link(void **link, const void *obj) {
   return register_link(&short_links, link, obj);
 }
 GC_API int GC_register_disappearing_link(void **link) {
-  void *base = link ? GC_base(link) : NULL;
+  void *base = link ? object_base(link) : NULL;
   if (!base) return GC_NOT_FOUND;
   return register_link(&short_links, link, base);
 }

@@ -441,6 +441,36 @@ static inline char *small_object_start(const struct block *b, uintptr_t w, unsig
   return (char *)(w - off) + (size_t)i * b->obj_bytes;
 }
 
+/* The start of the heap object holding p (GC_base), or NULL: any word is
+   safe to ask about (the page table classifies it first). */
+static inline void *object_base(const void *p) {
+  struct block *b = pt_block_of((uintptr_t)p);
+  if (!b) return NULL;
+  switch (b->state) {
+    case BLOCK_SMALL: {
+      unsigned i;
+      return small_object_start(b, (uintptr_t)p, &i);
+    }
+    case BLOCK_LARGE:
+      return block_addr(b);
+    case BLOCK_LARGE_TAIL:
+      return b->head->state == BLOCK_LARGE ? block_addr(b->head) : NULL;
+    default:
+      return NULL;
+  }
+}
+
+/* The size of the object p starts (GC_size): its size class or the large
+   object's size; 0 for anything else. */
+static inline size_t object_size(const void *p) {
+  struct block *b = pt_block_of((uintptr_t)p);
+  if (!b) return 0;
+  if (b->state == BLOCK_SMALL) return b->obj_bytes;
+  if (b->state == BLOCK_LARGE_TAIL) b = b->head;
+  if (b->state == BLOCK_LARGE) return b->u.large.bytes;
+  return 0;
+}
+
 /* The heap part of classification: lock-free (page-table entries are only
    added, and a racing descriptor change makes the answer stale, never
    unsafe). UNKNOWN means "not in a region of ours". */
@@ -498,6 +528,15 @@ struct gc_thread {
 };
 
 BIBOP_INTERNAL void threads_init(void);
+/* What the thread registry calls in boxroots, above it (init.c sets them,
+   before threads_init installs the fork handlers). */
+struct thread_hooks {
+  void (*fork_prepare)(void);   /* lock held, before fork */
+  void (*fork_parent)(void);    /* lock held, after fork, in the parent */
+  void (*fork_child)(void);     /* lock held, after fork, in the child */
+  void (*thread_exit)(void);    /* the calling thread leaves the registry */
+};
+BIBOP_INTERNAL void threads_set_hooks(const struct thread_hooks *h);
 BIBOP_INTERNAL struct gc_thread *threads_self(void);
 BIBOP_INTERNAL char *threads_stack_base(const struct gc_thread *t);   /* the highest address */
 BIBOP_INTERNAL char *threads_own_stack_base(void);   /* the calling thread's, registered or not */
@@ -534,6 +573,8 @@ struct gc_state {
   pthread_mutex_t lock;          /* the allocation lock: protects all below */
   bool initialized;
   bool collecting;
+  const char *last_reason;       /* of the current or last collection */
+  uint64_t last_start_ns;        /* its start (os_now_ns) */
   char *collect_entry_sp;        /* while collecting: the collecting thread's
                                     stack from here up is the client's and
                                     its spilled registers (collect.c) */
@@ -583,6 +624,10 @@ struct gc_state {
 
 BIBOP_INTERNAL extern struct gc_state gc;
 
+static inline size_t round_to_blocks(size_t bytes) {
+  return (bytes + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1);
+}
+
 BIBOP_INTERNAL void gc_lock_contended(void);
 static inline void gc_lock(void) {
   if (LIKELY(pthread_mutex_trylock(&gc.lock) == 0)) return;
@@ -593,6 +638,19 @@ static inline void gc_lock(void) {
 
 BIBOP_INTERNAL void gc_ensure_init(void);
 BIBOP_INTERNAL void gc_collect_locked(const char *reason);
+BIBOP_INTERNAL void gc_collect_explicit(void);
+/* The points of a collection where the features above the collector act
+   (registered by init.c, run in registration order). */
+enum collect_hook_point {
+  HOOK_BEFORE_MARK,       /* world stopped, caches dropped, marks not yet cleared */
+  HOOK_MARK_MORE,         /* roots marked: mark what must survive regardless */
+  HOOK_AFTER_FINALIZE,    /* marking and finalization done: survivors are marked */
+  HOOK_DEAD_KNOWN,        /* allocation windows re-marked: unmarked = dead */
+  HOOK_WORLD_RESTARTED,   /* world running, lock held, before sweep setup */
+  HOOK_COLLECTION_END,    /* the collection's statistics are final */
+  HOOK_POINTS
+};
+BIBOP_INTERNAL void collect_add_hook(enum collect_hook_point point, void (*fn)(void));   /* GC_gcollect: lock, collect, finalizers */
 /* Called by the allocator when n blocks are needed beyond the budget.
    Returns true if the caller should retry (a collection ran or the budget
    grew), false if the heap is exhausted. */
@@ -602,7 +660,6 @@ BIBOP_INTERNAL bool gc_make_room(size_t nblocks);
 BIBOP_INTERNAL void gc_undo_growth(size_t budget_before);
 /* GC_expand_hp: commit bytes more of heap and raise the budget by as much. */
 BIBOP_INTERNAL bool gc_expand_heap(size_t bytes);
-BIBOP_INTERNAL void *gc_out_of_memory(size_t bytes);
 BIBOP_INTERNAL void gc_warn(const char *msg, GC_word arg);
 BIBOP_INTERNAL FILE *gc_log(void);          /* where statistics go */
 BIBOP_INTERNAL void gc_dump_locked(FILE *out);
@@ -613,6 +670,13 @@ BIBOP_INTERNAL _Noreturn void gc_abort(const char *msg);
 
 /* ---- allocation (alloc.c) ---------------------------------------------------- */
 
+/* What the allocator calls in finalization, above it (init.c sets them). */
+struct alloc_hooks {
+  void (*object_freed)(void *obj);   /* GC_free'd: forget its finalizer */
+  void (*run_pending)(void);         /* after an allocation, finalize_pending set */
+};
+BIBOP_INTERNAL void alloc_set_hooks(const struct alloc_hooks *h);
+BIBOP_INTERNAL void *alloc_out_of_memory(size_t bytes);   /* warns, calls GC_oom_fn */
 BIBOP_INTERNAL void *alloc_small_slow(int kind, unsigned granules, size_t lb);
 BIBOP_INTERNAL void *alloc_large(int kind, size_t lb);
 BIBOP_INTERNAL void *alloc_generic(size_t lb, int kind);
@@ -666,6 +730,7 @@ BIBOP_INTERNAL extern struct marker main_marker;
 BIBOP_INTERNAL bool marker_init_stack(struct marker *m, size_t entries);
 BIBOP_INTERNAL void marker_drain(struct marker *m);
 BIBOP_INTERNAL void mark_init(void);
+BIBOP_INTERNAL void mark_register_displacement(size_t offset);   /* < BLOCK_BYTES */
 BIBOP_INTERNAL void mark_clear_all(void);          /* start of a collection */
 BIBOP_INTERNAL void mark_range(const void *lo, const void *hi); /* roots, drained */
 BIBOP_INTERNAL void mark_range_stack(const void *lo, const void *hi);
@@ -730,7 +795,7 @@ BIBOP_INTERNAL size_t finalize_set_external(void *obj, size_t bytes);
 BIBOP_INTERNAL void boxroot_mark_roots(void);
 BIBOP_INTERNAL void boxroot_release_empty_pools(void);
 BIBOP_INTERNAL void boxroot_thread_exit(void);
-BIBOP_INTERNAL void boxroot_after_fork(void);
+BIBOP_INTERNAL void boxroot_fork_child(void);     /* after fork, in the child */
 BIBOP_INTERNAL void boxroot_fork_prepare(void);
 BIBOP_INTERNAL void boxroot_fork_release(void);
 
@@ -757,6 +822,5 @@ BIBOP_INTERNAL size_t roots_mark_all(void);   /* returns bytes of roots scanned 
 BIBOP_INTERNAL void roots_exclude(const void *lo, const void *hi);
 BIBOP_INTERNAL void roots_clear_exclusions(void);
 BIBOP_INTERNAL void roots_clear_dead_stack(void);
-BIBOP_INTERNAL bool roots_want_segment(const char *name, void *start, size_t size);
 
 #endif /* BIBOP_INTERNAL_H */

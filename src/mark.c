@@ -53,6 +53,12 @@ bool marker_init_stack(struct marker *m, size_t entries) {
 
 static void read_mark_settings(void);
 
+/* An offset from an object's start that marks it when interior pointers
+   are off (GC_register_displacement; lock held). */
+void mark_register_displacement(size_t offset) {
+  gc.valid_offsets[offset] = 1;
+}
+
 void mark_init(void) {
   main_marker.writes_bits = true;
   if (!marker_init_stack(&main_marker, MARK_STACK_INITIAL_ENTRIES))
@@ -448,7 +454,7 @@ static struct mark_entry *scan_indirect(struct marker *m, struct mark_entry *top
     char *type = *(char **)start;
     if (!type) return top;                    /* not initialised yet */
     real = *(GC_word *)(type - where - GC_INDIR_PER_OBJ_BIAS);
-    limit = GC_size(start);
+    limit = object_size(start);
   }
   switch (real & GC_DS_TAGS) {
     case GC_DS_LENGTH:
@@ -876,17 +882,17 @@ GC_API struct GC_ms_entry *GC_mark_and_push(void *obj, struct GC_ms_entry *msp,
 }
 
 GC_API int GC_is_marked(const void *p) {
-  void *base = GC_base((void *)p);
+  void *base = object_base((void *)p);
   return base && mark_is_marked(base);
 }
 
 GC_API void GC_set_mark_bit(const void *p) {
-  void *base = GC_base((void *)p);
+  void *base = object_base((void *)p);
   if (base) mark_set_bit(base, true);
 }
 
 GC_API void GC_clear_mark_bit(const void *p) {
-  void *base = GC_base((void *)p);
+  void *base = object_base((void *)p);
   if (base) mark_set_bit(base, false);
 }
 

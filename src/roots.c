@@ -22,6 +22,7 @@ struct root_range { uintptr_t lo, hi; };
 
 static struct meta_vec user_roots = { .item_size = sizeof(struct root_range) };
 static struct meta_vec exclusions = { .item_size = sizeof(struct root_range) }; /* sorted */
+static GC_has_static_roots_func has_static_roots;   /* the client's filter of segments */
 static size_t scanned_bytes;
 
 void roots_init(void) {
@@ -100,7 +101,7 @@ static int scan_object_segments(struct dl_phdr_info *info, size_t size, void *se
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W)) continue;
     uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-    if (!roots_want_segment(info->dlpi_name, (void *)lo, ph->p_memsz)) continue;
+    if (has_static_roots && !has_static_roots(info->dlpi_name, (void *)lo, ph->p_memsz)) continue;
     scan_root_range(lo, lo + ph->p_memsz);
   }
   return 0;
@@ -170,7 +171,6 @@ size_t roots_mark_all(void) {
     struct root_range *r = &META_VEC_AT(&user_roots, struct root_range, i);
     scan_root_range(r->lo, r->hi);
   }
-  finalize_mark_roots();
   boxroot_mark_roots();
   if (!(threads_self() && threads_self()->precise)) scan_own_stack_and_registers();
   scan_other_threads();
@@ -179,6 +179,10 @@ size_t roots_mark_all(void) {
 }
 
 /* ---- the bdwgc root API --------------------------------------------------- */
+
+GC_API void GC_register_has_static_roots_callback(GC_has_static_roots_func fn) {
+  has_static_roots = fn;
+}
 
 GC_API void GC_add_roots(void *lo, void *hi) {
   gc_ensure_init();

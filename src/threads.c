@@ -39,7 +39,10 @@
 
 static __thread struct gc_thread *tl_thread __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
-static int handle_fork = 1;       /* GC_set_handle_fork: 1 auto, -1 auto if possible, 0 manual */
+static int handle_fork = 1;
+static struct thread_hooks hooks;   /* set once, by initialisation (init.c) */
+
+void threads_set_hooks(const struct thread_hooks *h) { hooks = *h; }       /* GC_set_handle_fork: 1 auto, -1 auto if possible, 0 manual */
 /* Our pthread_atfork handlers are installed: GC_atfork_* must do nothing,
    or a client's GC_atfork_prepare would hold the (non-recursive) lock that
    the handler then takes inside fork(). */
@@ -146,7 +149,7 @@ static void retire_locked(struct gc_thread *t) {
   t->cache = NULL;
   t->stack_ptr = NULL;
   if (t == tl_thread) {
-    boxroot_thread_exit();
+    if (hooks.thread_exit) hooks.thread_exit();
     tl_thread = NULL;
     pthread_setspecific(exit_key, NULL);
   }
@@ -210,10 +213,10 @@ static void unregister_at_exit(void *record) {
 
 static void fork_prepare(void) {
   LOCK();
-  boxroot_fork_prepare();
+  if (hooks.fork_prepare) hooks.fork_prepare();
 }
 static void fork_parent(void) {
-  boxroot_fork_release();
+  if (hooks.fork_parent) hooks.fork_parent();
   UNLOCK();
 }
 
@@ -227,8 +230,7 @@ static void fork_child(void) {
   }
   if (tl_thread) tl_thread->id = pthread_self();
   markers_after_fork();
-  boxroot_after_fork();
-  boxroot_fork_release();
+  if (hooks.fork_child) hooks.fork_child();
   UNLOCK();
 }
 
