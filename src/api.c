@@ -1,9 +1,12 @@
 /*
- * api.c: the bdwgc interface outside allocation and roots — initialisation,
- * collection requests, settings, statistics, object queries — and
- * bibop.h's classification and range registration. The data symbols bdwgc
- * exports live in state.c, where every layer may read them.
- * Owns no collector logic: it validates arguments and calls the modules.
+ * api.c: bdwgc's interface for initialisation and collection requests,
+ * object queries, aligned allocation and the small pieces old clients
+ * use, and bibop.h's classification and range registration. Its siblings
+ * in the interface layer: api_settings.c (settings and callbacks),
+ * api_stats.c (statistics, enumeration, dumps), api_checks.c (checked
+ * pointer arithmetic). The data symbols bdwgc exports live in state.c,
+ * where every layer may read them. Owns no collector logic: it validates
+ * arguments and calls the layers below.
  */
 #include "internal.h"
 
@@ -61,141 +64,6 @@ GC_API void GC_disable(void) {
 }
 
 GC_API int GC_is_disabled(void) { return GC_dont_gc != 0; }
-
-/* ---- heap size and pacing settings ---------------------------------------- */
-
-GC_API int GC_expand_hp(size_t bytes) {
-  gc_ensure_init();
-  LOCK();
-  int ok = gc_expand_heap(bytes);
-  UNLOCK();
-  return ok;
-}
-
-/* Unsynchronized, as gc.h documents: clients call it with the lock held. */
-GC_API void GC_set_max_heap_size(GC_word n) {
-  size_t max = n == ~(GC_word)0 ? 0 : (size_t)n;
-  __atomic_store_n(&gc.max_heap, max, __ATOMIC_RELAXED);
-  arena_set_heap_limit(max);
-}
-
-GC_API void GC_set_free_space_divisor(GC_word value) {
-  if (value > 0) GC_free_space_divisor = value;
-}
-GC_API GC_word GC_get_free_space_divisor(void) { return GC_free_space_divisor; }
-GC_API void GC_set_dont_expand(int value) { GC_dont_expand = value; }
-GC_API int GC_get_dont_expand(void) { return GC_dont_expand; }
-GC_API void GC_set_max_retries(GC_word n) { GC_max_retries = n; }
-GC_API GC_word GC_get_max_retries(void) { return GC_max_retries; }
-GC_API void GC_set_dont_precollect(int value) { GC_dont_precollect = value; }
-GC_API int GC_get_dont_precollect(void) { return GC_dont_precollect; }
-GC_API void GC_set_full_freq(int value) { GC_full_freq = value; }
-GC_API int GC_get_full_freq(void) { return GC_full_freq; }
-GC_API void GC_set_time_limit(unsigned long value) { GC_time_limit = value; }
-GC_API unsigned long GC_get_time_limit(void) { return GC_time_limit; }
-GC_API void GC_set_use_entire_heap(int value) { GC_use_entire_heap = value; }
-GC_API int GC_get_use_entire_heap(void) { return GC_use_entire_heap; }
-GC_API void GC_set_non_gc_bytes(GC_word value) { GC_non_gc_bytes = value; }
-GC_API GC_word GC_get_non_gc_bytes(void) { return GC_non_gc_bytes; }
-GC_API int GC_get_parallel(void) { return GC_parallel; }
-
-GC_API void GC_set_all_interior_pointers(int value) {
-  LOCK();
-  GC_all_interior_pointers = value ? 1 : 0;
-  gc.extra_bytes = (size_t)GC_all_interior_pointers;
-  UNLOCK();
-}
-GC_API int GC_get_all_interior_pointers(void) { return GC_all_interior_pointers; }
-
-GC_API void GC_set_no_dls(int value) { GC_no_dls = value; }
-GC_API int GC_get_no_dls(void) { return GC_no_dls; }
-
-GC_API void GC_register_displacement(size_t offset) {
-  if (offset >= BLOCK_BYTES) {
-    gc_warn("GC Warning: displacement %lu too large, ignored\n", (GC_word)offset);
-    return;
-  }
-  LOCK();
-  mark_register_displacement(offset);
-  UNLOCK();
-}
-
-/* ---- callbacks -------------------------------------------------------------- */
-
-/* Setters of callbacks the headers declare nonnull: NULL restores the
-   default rather than leave a NULL to be called. */
-GC_API void GC_set_oom_fn(GC_oom_func fn) { GC_oom_fn = fn ? fn : gc_default_oom_fn; }
-GC_API GC_oom_func GC_get_oom_fn(void) { return GC_oom_fn; }
-
-GC_API void GC_set_warn_proc(GC_warn_proc proc) {
-  LOCK();
-  gc.warn_proc = proc ? proc : gc_default_warn_proc;
-  UNLOCK();
-}
-GC_API GC_warn_proc GC_get_warn_proc(void) { return gc.warn_proc; }
-
-GC_API void GC_set_abort_func(GC_abort_func fn) { GC_on_abort = fn ? fn : gc_default_abort_func; }
-GC_API GC_abort_func GC_get_abort_func(void) { return GC_on_abort; }
-
-GC_API void GC_set_on_collection_event(GC_on_collection_event_proc fn) {
-  LOCK();
-  gc.on_event = fn;
-  UNLOCK();
-}
-GC_API GC_on_collection_event_proc GC_get_on_collection_event(void) { return gc.on_event; }
-
-GC_API void GC_set_push_other_roots(GC_push_other_roots_proc fn) { GC_push_other_roots = fn; }
-GC_API GC_push_other_roots_proc GC_get_push_other_roots(void) { return GC_push_other_roots; }
-
-GC_API void GC_set_on_heap_resize(GC_on_heap_resize_proc fn) { GC_on_heap_resize = fn; }
-GC_API GC_on_heap_resize_proc GC_get_on_heap_resize(void) { return GC_on_heap_resize; }
-
-/* ---- statistics ---------------------------------------------------------------- */
-
-/* bdwgc's definitions: the heap is the memory obtained for it and still
-   mapped (the arena's committed chunks); free bytes are those of its blocks
-   that hold no object (free slots inside small blocks are not counted, as
-   bdwgc does not count them); unmapped bytes were returned to the OS but
-   still count in the full heap size. So free <= heap size, and heap size -
-   free = the bytes of blocks in use (GC_get_memory_use). The pacing budget
-   is internal. */
-GC_API size_t GC_get_heap_size(void) { return arena_committed_bytes(); }
-
-/* Unsynchronized, like the other getters here (gc.h: clients call them
-   from callbacks that hold the lock); only counters are read. */
-GC_API size_t GC_get_free_bytes(void) {
-  return heap_free_bytes();
-}
-
-GC_API size_t GC_get_unmapped_bytes(void) { return arena_unmapped_bytes(); }
-GC_API size_t GC_get_bytes_since_gc(void) { return gc.bytes_since_gc; }
-GC_API size_t GC_get_total_bytes(void) {
-  return size_add_saturated(gc.total_bytes, gc.bytes_since_gc);
-}
-GC_API size_t GC_get_memory_use(void) {
-  LOCK();
-  size_t used = heap_blocks_in_use() * BLOCK_BYTES;
-  UNLOCK();
-  return used;
-}
-
-GC_API void GC_get_heap_usage_safe(GC_word *pheap_size, GC_word *pfree_bytes,
-                                   GC_word *punmapped_bytes, GC_word *pbytes_since_gc,
-                                   GC_word *ptotal_bytes) {
-  LOCK();
-  if (pheap_size) *pheap_size = arena_committed_bytes();
-  if (pfree_bytes) *pfree_bytes = heap_free_bytes();
-  if (punmapped_bytes) *punmapped_bytes = arena_unmapped_bytes();
-  if (pbytes_since_gc) *pbytes_since_gc = gc.bytes_since_gc;
-  if (ptotal_bytes) *ptotal_bytes = size_add_saturated(gc.total_bytes, gc.bytes_since_gc);
-  UNLOCK();
-}
-
-GC_API GC_word GC_get_gc_no(void) { return GC_gc_no; }
-
-GC_API unsigned GC_get_version(void) {
-  return ((unsigned)GC_VERSION_MAJOR << 16) | ((unsigned)GC_VERSION_MINOR << 8) | GC_VERSION_MICRO;
-}
 
 /* ---- object queries --------------------------------------------------------------- */
 
@@ -310,3 +178,29 @@ GC_API void GC_dump(void) {
   gc_dump_locked(stdout);
   UNLOCK();
 }
+
+/* ---- aligned allocation ------------------------------------------------------- */
+
+GC_API void *GC_memalign(size_t align, size_t lb) {
+  if (align == 0 || (align & (align - 1))) return NULL;
+  if (align <= GRANULE_BYTES) return GC_malloc(lb);
+  if (lb > SIZE_MAX - align) return alloc_out_of_memory(lb);
+  /* Large objects start on block boundaries: enough for align <= 4 KiB. */
+  char *p = GC_malloc(lb + align - 1 > MAX_SMALL_BYTES ? lb + align - 1 : MAX_SMALL_BYTES + 1);
+  if (!p) return NULL;
+  uintptr_t aligned = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+  if (aligned != (uintptr_t)p && !GC_all_interior_pointers && aligned - (uintptr_t)p < BLOCK_BYTES)
+    GC_register_displacement(aligned - (uintptr_t)p);
+  return (void *)aligned;
+}
+
+GC_API int GC_posix_memalign(void **memptr, size_t align, size_t lb) {
+  if (!memptr || align < sizeof(void *) || (align & (align - 1))) return EINVAL;
+  void *p = GC_memalign(align, lb);
+  if (!p) return ENOMEM;
+  *memptr = p;
+  return 0;
+}
+
+GC_API void *GC_malloc_stubborn(size_t lb) { return GC_malloc(lb); }
+GC_API void *GC_generic_or_special_malloc(size_t lb, int k) { return alloc_generic(lb, k); }

@@ -1,6 +1,8 @@
 /*
- * collect.c: the collector — initialisation, the phases of a collection,
- * pacing and heap growth, out-of-memory handling and statistics.
+ * collect.c: the collector — the phases of a collection, the hook points
+ * where the features above it act (registered by init.c), pacing and heap
+ * growth, and statistics. Initialisation is init.c's, diagnostics diag.c's,
+ * the state and settings state.c's.
  *
  * A collection: forget the lists of GC_free'd slots; clear the mark bits of
  * collectable blocks; mark from the roots (mark.c, roots.c) until the mark

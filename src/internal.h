@@ -567,7 +567,8 @@ struct mark_stats {
   uint64_t mark_ns;            /* summed stats only: marking phase duration */
 };
 
-/* ---- the collector's state (collect.c) -------------------------------------- */
+/* ---- the collector's state (state.c), diagnostics (diag.c), initialisation
+        (init.c) and collection (collect.c) ------------------------------------- */
 
 struct gc_state {
   pthread_mutex_t lock;          /* the allocation lock: protects all below */

@@ -286,3 +286,16 @@ GC_API void GC_set_thr_restart_signal(int sig) {
 }
 GC_API int GC_get_suspend_signal(void) { return suspend_signal; }
 GC_API int GC_get_thr_restart_signal(void) { return restart_signal; }
+
+/* ---- world stopping for clients --------------------------------------------- */
+
+GC_API void GC_stop_world_external(void) {
+  gc_ensure_init();
+  LOCK();
+  stopworld_stop();
+}
+
+GC_API void GC_start_world_external(void) {
+  stopworld_start();
+  UNLOCK();
+}

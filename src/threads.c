@@ -619,3 +619,23 @@ BIBOP_API int bibop_set_precise_stack(int on) {
   UNLOCK();
   return was;
 }
+
+/* ---- stack bottoms -------------------------------------------------------------- */
+
+/* Neither takes the lock: gc.h has GC_set_stackbottom's caller hold it
+   (typically in GC_call_with_alloc_lock), and the thread's own record is
+   all GC_get_my_stackbottom reads, so both work inside and outside it. */
+GC_API void *GC_get_my_stackbottom(struct GC_stack_base *sb) {
+  struct gc_thread *me = threads_self();
+  if (sb) sb->mem_base = me ? threads_stack_base(me) : NULL;
+  return me;
+}
+
+/* Before initialisation, with no handle: the main thread's bottom,
+   GC_stackbottom (gc.h). */
+GC_API void GC_set_stackbottom(void *handle, const struct GC_stack_base *sb) {
+  if (!sb) return;
+  struct gc_thread *t = handle ? handle : threads_self();
+  if (t && sb->mem_base) threads_set_stack_base(t, sb->mem_base);
+  else if (!t && !gc.initialized) GC_stackbottom = sb->mem_base;
+}
