@@ -1,25 +1,25 @@
 # nix-eval.nix: the nix-eval workload of bench/run-clients.sh
 # (nix-instantiate --eval --strict with a dummy store).  Large attribute
-# sets and lists: listToAttrs of 150,000 entries, mapAttrs and // updates,
+# sets and lists: listToAttrs of 300,000 entries, mapAttrs and // updates,
 # attribute lookups by computed names, genList, sort, filter, foldl',
 # concatMap, string building and a recursive fixed point over an attribute
-# set of 20,000 derivation-like records.  The result is a small attribute
+# set of 40,000 derivation-like records.  The result is a small attribute
 # set, printed by nix-instantiate.
 let
-  n = 150000;
-  xs = builtins.genList (i: (i * 7919) - (i * 7919 / 150001) * 150001) n;
+  n = 300000;
+  xs = builtins.genList (i: (i * 7919) - (i * 7919 / 300007) * 300007) n;
   mk = i: { name = "k${toString i}"; value = { v = i; s = "x${toString i}"; l = [ i (i + 1) ]; }; };
   attrs = builtins.listToAttrs (map mk xs);
   upd = builtins.mapAttrs (k: v: v // { w = v.v * 2; t = v.s + "y"; }) attrs;
   names = builtins.attrNames upd;
   total = builtins.foldl' (a: k: a + upd.${k}.w) 0 names;
-  lookups = builtins.foldl' (a: i: a + (upd."k${toString i}".v or 0)) 0 (builtins.genList (i: i * 3) 50000);
+  lookups = builtins.foldl' (a: i: a + (upd."k${toString i}".v or 0)) 0 (builtins.genList (i: i * 3) 100000);
   sorted = builtins.sort (a: b: a < b) xs;
   evens = builtins.filter (x: x / 2 * 2 == x) sorted;
   pairs = builtins.concatMap (x: [ x (x + 1) ]) evens;
   text = builtins.concatStringsSep "," (map (x: x.t) (builtins.attrValues upd));
   # derivation-like records depending on each other, resolved lazily
-  m = 20000;
+  m = 40000;
   pkgs = builtins.listToAttrs (builtins.genList (i: {
     name = "p${toString i}";
     value = {
