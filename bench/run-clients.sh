@@ -137,8 +137,8 @@ products_of() {
 # Generated inputs, made once (with stock libgc for nekoc), outside the timing.
 prepare() {
   case $1 in
-    guile-compile) awk -v n="$SCHEME_MODULE_GROUPS" -f "$inputs_src/gen-scheme-module.awk" >"$in/generated.scm" ;;
-    ecl-compile) awk -v n="$LISP_FILE_GROUPS" -f "$inputs_src/gen-lisp-file.awk" >"$in/generated.lsp" ;;
+    guile-compile) awk -v lang=scheme -v n="$SCHEME_MODULE_GROUPS" -f "$inputs_src/gen-source.awk" >"$in/generated.scm" ;;
+    ecl-compile) awk -v lang=lisp -v n="$LISP_FILE_GROUPS" -f "$inputs_src/gen-source.awk" >"$in/generated.lsp" ;;
     neko-st | neko-mt) cp "$inputs_src/$1.neko" "$in/" && (cd "$in" && nekoc "$1.neko" >/dev/null) ;;
     w3m-dump) awk -v kb="$HTML_KB" -f "$tests/gen-html.awk" >"$in/page.html" ;;
   esac
