@@ -195,9 +195,28 @@ check_output() {
     echo "OUTPUT DIFFERS from the first run:" >&2
     diff "$work/$wl.reference" "$work/$tag.out" | head -10 | sed 's/^/    /' >&2
     echo "$wl ${tag#*.} differs" >>"$work/failures"
+    keep_run "$tag"
     failed=1
     return 1
   fi
+}
+
+# run_failed WORKLOAD TAG WHY: reports and records a failed run.
+run_failed() {
+  echo "FAILED ($3)" >&2
+  tail -5 "$work/$2.err" | sed 's/^/    /' >&2
+  echo "$1 ${2#*.} failed ($3)" >>"$work/failures"
+  keep_run "$2"
+  failed=1
+}
+
+# keep_run TAG: copies a bad run's stdout and stderr (and, the first
+# time, the generated inputs and the reference outputs) to $kept, which
+# outlives the scratch directory, for a bug report.
+keep_run() {
+  [[ -n $kept ]] || { kept=$(mktemp -d "${TMPDIR:-/tmp}/run-clients-kept.XXXXXX"); cp -r "$in" "$work"/*.reference "$kept/" 2>/dev/null; }
+  cp "$work/$1.out" "$work/$1.err" "$kept/" 2>/dev/null
+  return 0
 }
 
 # Inputs, and the loader must resolve libgc.so.1 of every program (and of
@@ -226,6 +245,7 @@ done
 started=$(date +%s)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 failed=0
+kept=
 : >"$work/failures"
 : >"$work/results"   # "workload side wall rss cpu"
 for ((r = 1; r <= rounds; r++)); do
@@ -237,10 +257,7 @@ for ((r = 1; r <= rounds; r++)); do
       run_one "$side" "$wl" "$tag"
       rc=$?
       if [[ $rc -ne 0 ]]; then
-        echo "FAILED (exit $rc)" >&2
-        tail -5 "$work/$tag.err" | sed 's/^/    /' >&2
-        echo "$wl $side failed" >>"$work/failures"
-        failed=1
+        run_failed "$wl" "$tag" "exit $rc"
         continue
       fi
       check_output "$wl" "$tag"
@@ -260,10 +277,10 @@ for wl in "${workloads[@]}"; do
   for side in stock bibop; do
     tag="$wl.$side.stats"
     printf 'stats: %-13s %-5s ... ' "$wl" "$side" >&2
-    if ! run_one "$side" "$wl" "$tag" GC_PRINT_STATS=1; then
-      echo "FAILED" >&2
-      echo "$wl $side failed (GC_PRINT_STATS run)" >>"$work/failures"
-      failed=1
+    run_one "$side" "$wl" "$tag" GC_PRINT_STATS=1
+    rc=$?
+    if [[ $rc -ne 0 ]]; then
+      run_failed "$wl" "$tag" "exit $rc"
       continue
     fi
     check_output "$wl" "$tag"
@@ -294,7 +311,7 @@ awk -v list="${workloads[*]}" '
     n = 0; for (i = 1; i <= nr; i++) if (rw[i] == w && rs[i] == s) tmp[++n] = rv[i, what]; return n }
   FILENAME ~ /results$/ { nr++; rw[nr] = $1; rs[nr] = $2; rv[nr, 3] = $3; rv[nr, 4] = $4; rv[nr, 5] = $5 }
   FILENAME ~ /gcstats$/ { gcs[$1, $2] = $3; tot[$1, $2] = $4; mx[$1, $2] = $5 }
-  FILENAME ~ /failures$/ { bad[$1] = bad[$1] (bad[$1] == "" ? "" : "; ") $2 " " $3 }
+  FILENAME ~ /failures$/ { w = $1; sub(/^[^ ]+ /, ""); bad[w] = bad[w] (bad[w] == "" ? "" : "; ") $0 }
   function stat(w, s, k) { return ((w, s) in gcs) ? sprintf(k == 1 ? "%d" : "%.0f", k == 1 ? gcs[w, s] : k == 2 ? tot[w, s] : mx[w, s]) : "?" }
   END {
     nw = split(list, ws, " ")
@@ -307,7 +324,7 @@ awk -v list="${workloads[*]}" '
       n = collect(w, "bibop", 3); t2 = best(tmp, n); n = collect(w, "bibop", 4); r2 = median(tmp, n) / 1024
       n = collect(w, "bibop", 5); c2 = median(tmp, n)
       tr = t2 / t1; rr = r2 / r1; cr = c1 > 0 ? c2 / c1 : 1
-      if (bad[w] != "") { out = "DIFFERS/FAILED (" bad[w] ")"; ok = "excluded from the means" }
+      if (bad[w] != "") { out = (bad[w] ~ /differs/ ? "DIFFERS" : "FAILED") " (" bad[w] ")"; ok = "excluded from the means" }
       else {
         out = "identical"; ok = (tr <= 0.9 ? "time met" : "time MISSED") ", " (rr <= 1.0 ? "RSS met" : "RSS MISSED")
         m++; lt += log(tr); lc += log(cr); lr += log(rr) }
@@ -321,4 +338,5 @@ awk -v list="${workloads[*]}" '
              m, nw, gt, gc, gr, (gt <= 0.8 ? "time met" : "time MISSED"), (gr <= 0.9 ? "RSS met" : "RSS MISSED")
     }
   }' "$work/results" "$work/gcstats" "$work/failures"
+[[ -z $kept ]] || echo "The failed or differing runs' stdout and stderr: $kept" >&2
 exit $failed
