@@ -407,6 +407,7 @@ void alloc_free(void *p) {
       alloc_forget_claim(b, i);
       gc.freed_since_gc += b->obj_bytes;
       hooks.object_freed(p);
+      if (gc.kinds[b->kind].free_slots_zero) memset(p, 0, b->obj_bytes);
       if (!b->head) {                  /* offer the slot for reuse soon */
         struct size_class_list *cls = &gc.classes[b->kind][b->granules];
         b->head = cls->freed ? cls->freed : FREED_LIST_END;

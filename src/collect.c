@@ -181,6 +181,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
 
   notify(GC_EVENT_RECLAIM_START);
   run_hooks(HOOK_WORLD_RESTARTED);   /* disclaim procedures: lock held, world running */
+  mark_zero_dead_slots();
   sweep_setup(&gc.live_ptr_bytes, &gc.live_atomic_bytes);
   boxroot_release_empty_pools();
   notify(GC_EVENT_RECLAIM_END);

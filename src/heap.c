@@ -220,6 +220,7 @@ struct block *heap_new_small_block(int kind, unsigned granules) {
                             (k->uncollectable ? BLOCK_KIND_UNCOLLECTABLE : 0) |
                             (k->any_interior ? BLOCK_KIND_ANY_INTERIOR : 0) |
                             (k->add_size && k->descr == GC_DS_LENGTH ? BLOCK_KIND_LENGTH_DESCR : 0));
+  if (k->free_slots_zero && !zeroed) memset(block_addr(b), 0, BLOCK_BYTES);
   struct size_class_list *cls = &gc.classes[kind][granules];
   b->next = cls->blocks;
   cls->blocks = b;

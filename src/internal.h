@@ -128,6 +128,9 @@ struct kind {
   bool zero_on_alloc;  /* hand out zeroed memory */
   bool any_interior;   /* interior pointers keep objects even when GC_all_interior_pointers is off */
   bool in_use;
+  bool free_slots_zero; /* traced by its contents (a mark procedure or a per-object
+                           descriptor): every free slot is kept zero, as
+                           gc_mark.h promises mark procedures (kinds.c, mark.c) */
 };
 
 /* ---- block descriptors --------------------------------------------------- */
@@ -733,6 +736,7 @@ BIBOP_INTERNAL void marker_drain(struct marker *m);
 BIBOP_INTERNAL void mark_init(void);
 BIBOP_INTERNAL void mark_register_displacement(size_t offset);   /* < BLOCK_BYTES */
 BIBOP_INTERNAL void mark_clear_all(void);          /* start of a collection */
+BIBOP_INTERNAL void mark_zero_dead_slots(void);    /* after marking: see free_slots_zero */
 BIBOP_INTERNAL void mark_range(const void *lo, const void *hi); /* roots, drained */
 BIBOP_INTERNAL void mark_range_stack(const void *lo, const void *hi);
 /* Boxroot cells: words inside [own, own + own_bytes) are free cells, skipped;

@@ -42,6 +42,10 @@ static unsigned new_kind_locked(GC_word descr, int add_size, int clear) {
       .descr = descr, .add_size = add_size != 0, .zero_on_alloc = clear != 0, .in_use = true,
       /* a zero-length descriptor that does not grow with the object scans nothing */
       .pointer_free = (descr & GC_DS_TAGS) == GC_DS_LENGTH && descr == 0 && !add_size};
+  /* gc_mark.h: a mark procedure may be called on a free object, which is
+     then cleared; bibop's free slots otherwise keep their dead contents. */
+  GC_word tag = descr & GC_DS_TAGS;
+  gc.kinds[k].free_slots_zero = tag == GC_DS_PROC || tag == GC_DS_PER_OBJECT;
   return k;
 }
 

@@ -673,13 +673,30 @@ void mark_range_stack(const void *lo, const void *hi) { mark_root_words(lo, hi, 
 
 static uint64_t mark_start_ns;
 
+/* Blocks of free_slots_zero kinds with the objects they held when marking
+   began: those left unmarked died in this collection and are zeroed
+   (mark_zero_dead_slots), so that a mark procedure reached through a stale
+   pointer reads a cleared object, never a dead one's contents (which may
+   point to memory its finalizer gave back). */
+struct watched_block { struct block *b; uint64_t held[MARK_WORDS]; };
+static struct meta_vec watched = { .item_size = sizeof(struct watched_block) };
+
 void mark_clear_all(void) {
   main_marker.marked = 0;
   memset(&main_marker.stats, 0, sizeof main_marker.stats);
+  watched.count = 0;
   for (unsigned k = 0; k < gc.n_kinds; k++) {
     if (gc.kinds[k].uncollectable) continue;
+    bool watch = gc.kinds[k].free_slots_zero;
     for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
       for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) {
+        if (watch) {
+          struct watched_block wb = { .b = b };
+          memcpy(wb.held, b->u.mark, sizeof wb.held);
+          /* No memory to watch the block: its dead keep their contents,
+             which breaks only that promise to mark procedures. */
+          (void)meta_vec_push(&watched, &wb);
+        }
         memset(b->u.mark, 0, sizeof b->u.mark);
       }
   }
@@ -688,6 +705,29 @@ void mark_clear_all(void) {
   prefetch_active = prefetch_size && arena_committed_bytes() >= prefetch_min_heap;
   prefetch_bytes_active = arena_committed_bytes() >= prefetch_bytes_min_heap;
   mark_start_ns = os_now_ns();
+}
+
+/* After marking, before sweep setup (lock held): zero the objects of
+   watched blocks that died in this collection. A block left with no object
+   is skipped: it goes back to the heap, and a block is zeroed when a
+   free_slots_zero kind takes it (heap.c). */
+void mark_zero_dead_slots(void) {
+  for (size_t n = 0; n < watched.count; n++) {
+    struct watched_block *wb = &META_VEC_AT(&watched, struct watched_block, n);
+    struct block *b = wb->b;
+    uint64_t any = 0;
+    for (unsigned w = 0; w < MARK_WORDS; w++) any |= b->u.mark[w];
+    if (!any) continue;
+    for (unsigned w = 0; w < MARK_WORDS; w++) {
+      uint64_t dead = wb->held[w] & ~b->u.mark[w];
+      while (dead) {
+        unsigned i = w * 64 + (unsigned)__builtin_ctzll(dead);
+        dead &= dead - 1;
+        memset(block_addr(b) + (size_t)i * b->obj_bytes, 0, b->obj_bytes);
+      }
+    }
+  }
+  watched.count = 0;
 }
 
 /* Push every live object of one small block (its set bits). */
