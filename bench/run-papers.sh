@@ -42,15 +42,15 @@ done
 
 # Sizes. The full run is what docs/PAPERS.md shows; quick is for checking.
 if [[ $quick == 1 ]]; then
-  mh_small=64 mh_big=128 mh_r=1 mh_n=2 mh_big_r=1 mh_big_n=2
+  mh_small=64 mh_big=128 mh_r=1 mh_n=2 mh_big_r=1 mh_big_n=2 mh_static_r=1
   box_rounds=1 box_churn="-p 1000000" box_scan="-m 200000 -k 3"
   gmp_rounds=1 gmp_args="-s" svt_rounds=3 svt_scale=0.1
-  gcb_rounds=1 pt_rounds=1 ms_objects=1000000 sw_gcs=51
+  gcb_rounds=1 gcb_args="" pt_rounds=1 ms_objects=1000000 ms_rounds=1 sw_gcs=51 sw_rounds=1
 else
-  mh_small=200 mh_big=1000 mh_r=3 mh_n=3 mh_big_r=1 mh_big_n=2
+  mh_small=200 mh_big=1000 mh_r=3 mh_n=3 mh_big_r=2 mh_big_n=2 mh_static_r=5
   box_rounds=3 box_churn="" box_scan=""
-  gmp_rounds=2 gmp_args="" svt_rounds=5 svt_scale=0.5
-  gcb_rounds=5 pt_rounds=3 ms_objects=10000000 sw_gcs=201
+  gmp_rounds=2 gmp_args="" svt_rounds=5 svt_scale=1
+  gcb_rounds=5 gcb_args="-r 3" pt_rounds=3 ms_objects=10000000 ms_rounds=3 sw_gcs=501 sw_rounds=3
 fi
 
 all=$raw/all.txt
@@ -100,8 +100,8 @@ prog() {
 mh() { "$here/run-markheap.sh" -b "$build" -c 0 -o "$raw/mh-docs" "$@"; }
 step markheap-small mh mh -s "$mh_small" -r "$mh_r" -n "$mh_n"
 step markheap-big mh mh -s "$mh_big" -r "$mh_big_r" -n "$mh_big_n"
-step markheap-static mhs mh -s "$mh_small" -r "$mh_r" -n "$mh_n" -C "bibop" -t 0
-step markheap-static9 mhs mh -s "$mh_small" -r "$mh_r" -n "$mh_n" -C "bibop" -t 9
+step markheap-static mhs mh -s "$mh_small" -r "$mh_static_r" -n "$mh_n" -C "bibop" -t 0
+step markheap-static9 mhs mh -s "$mh_small" -r "$mh_static_r" -n "$mh_n" -C "bibop" -t 9
 step markheap-seq mhq mh -s "$mh_small" -r 1 -n "$mh_n" -C "bibop bibop-nopf stock" -l seq
 
 # ---- paper 001: boxroots ----------------------------------------------------
@@ -115,26 +115,30 @@ step gmp gmp env GMP_LISTINGS="1 2 3" GMP_VARIANTS="plain stock-final bibop-none
 step svector svt env SVT1_SCALE="$svt_scale" "$here/run-svector.sh" "$svt_rounds" "$build"
 
 # ---- paper 004: GCBench, pointer checks, mark stack, thread stopping --------
-step gcbench gcb "$here/run-gcbench.sh" "$gcb_rounds" "$build"
+step gcbench gcb env GCBENCH_ARGS="$gcb_args" "$here/run-gcbench.sh" "$gcb_rounds" "$build"
 step pagetable pt "$here/run-pagetable.sh" "$pt_rounds" "$build"
 
 t0=$(date +%s) l0=$(cut -d' ' -f1 /proc/loadavg)
 echo "== markstack" >&2
-for shape in list tree comb; do
-  prog ms bibop -- "$build/bench/markstack_bibop" -k "$shape" -N "$ms_objects" -n 4
-  prog ms stock GC_PRINT_STATS=1 -- "$build/bench/markstack_stock" -k "$shape" -N "$ms_objects" -n 4
+for ((r = 1; r <= ms_rounds; r++)); do
+  for shape in list tree comb; do
+    prog ms bibop -- "$build/bench/markstack_bibop" -k "$shape" -N "$ms_objects" -n 4
+    prog ms stock GC_PRINT_STATS=1 -- "$build/bench/markstack_stock" -k "$shape" -N "$ms_objects" -n 4
+  done
+  prog ms bibop-nopf BIBOP_PREFETCH=0 -- "$build/bench/markstack_bibop" -k comb -N "$ms_objects" -n 4
+  prog ms bibop-fixed BIBOP_MARK_STACK_MAX=65536 -- "$build/bench/markstack_bibop" -k comb -N "$ms_objects" -n 4
+  prog ms bibop-nopf-fixed BIBOP_PREFETCH=0 BIBOP_MARK_STACK_MAX=65536 -- \
+    "$build/bench/markstack_bibop" -k comb -N "$ms_objects" -n 4
 done
-prog ms bibop-nopf BIBOP_PREFETCH=0 -- "$build/bench/markstack_bibop" -k comb -N "$ms_objects" -n 4
-prog ms bibop-fixed BIBOP_MARK_STACK_MAX=65536 -- "$build/bench/markstack_bibop" -k comb -N "$ms_objects" -n 4
-prog ms bibop-nopf-fixed BIBOP_PREFETCH=0 BIBOP_MARK_STACK_MAX=65536 -- \
-  "$build/bench/markstack_bibop" -k comb -N "$ms_objects" -n 4
 finish markstack "$t0" "$l0"
 
 t0=$(date +%s) l0=$(cut -d' ' -f1 /proc/loadavg)
 echo "== stopworld" >&2
-for v in bibop stock; do
-  for t in 0 1 4 16; do prog sw "$v" -- "$build/bench/stopworld_$v" -T "$t" -n "$sw_gcs"; done
-  prog sw "$v" -- "$build/bench/stopworld_$v" -T 1 -m busy -n "$sw_gcs"
+for ((r = 1; r <= sw_rounds; r++)); do
+  for v in bibop stock; do
+    for t in 0 1 4 16; do prog sw "$v" -- "$build/bench/stopworld_$v" -T "$t" -n "$sw_gcs"; done
+    prog sw "$v" -- "$build/bench/stopworld_$v" -T 1 -m busy -n "$sw_gcs"
+  done
 done
 finish stopworld "$t0" "$l0"
 
@@ -147,7 +151,7 @@ thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled 2>/
   echo "machine cpu=${cpu// /_} mhz=${mhz:-0} nproc=$(nproc) mem_gb=$(awk '/MemTotal/ {printf "%.0f", $2/1048576}' /proc/meminfo)" \
        "kernel=$(uname -r) thp=${thp:-unknown} date=$(date -u '+%Y-%m-%d') start=$(date -u -d "@$start_all" '+%H:%M')" \
        "end=$(date -u '+%H:%M') secs=$secs load0=${load_all0// /,} load1=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,)" \
-       "quick=$quick libbibop=$(ldd "$build/bench/gcbench_bibop" | awk '/libbibop/ { print $3; exit }')" \
+       "quick=$quick mh_r=$mh_r mh_big_r=$mh_big_r mh_static_r=$mh_static_r box_rounds=$box_rounds gmp_rounds=$gmp_rounds svt_rounds=$svt_rounds svt_scale=$svt_scale gcb_rounds=$gcb_rounds gcb_args=${gcb_args// /_} ms_rounds=$ms_rounds sw_rounds=$sw_rounds sw_gcs=$sw_gcs libbibop=$(ldd "$build/bench/gcbench_bibop" | awk '/libbibop/ { print $3; exit }')" \
        "commit=$(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || echo unknown)"
 } >>"$all"
 mkdir -p "$(dirname "$out")"
