@@ -98,7 +98,7 @@ $1 == "gcb" && $2 == "gcbench" {
 }
 $1 == "pt" && $2 == "pagetable" { kv(); add("pt" SUBSEP f["variant"] SUBSEP f["method"] SUBSEP f["mix"], f["ns"]); next }
 $1 == "ms" { kv(); k = f["config"] SUBSEP f["shape"]; add("msf" SUBSEP k, f["first_cpu_ms"]); add("msr" SUBSEP k, f["rest_cpu_med_ms"]); add("msfw" SUBSEP k, f["first_ms"]); add("msrw" SUBSEP k, f["rest_med_ms"]); add("mso" SUBSEP k, f["overflows"]); msobj = f["objects"]; next }
-$1 == "sw" { kv(); add("sw" SUBSEP f["config"] SUBSEP f["mode"] SUBSEP f["threads"], f["med_us"]); next }
+$1 == "sw" { kv(); k = "sw" SUBSEP f["config"] SUBSEP f["mode"] SUBSEP f["threads"]; add(k, f["med_us"]); if (!(k in best) || f["med_us"] + 0 < best[k]) best[k] = f["med_us"] + 0; next }
 
 END {
   S = mach["quick"] == 1 ? "(QUICK RUN: small sizes, one round; not for reading) " : ""
@@ -110,7 +110,7 @@ END {
   printf "- **Machine**: %s, %s CPUs at %s MHz, %s GB RAM, Linux %s, transparent huge pages `%s`\n", mach["cpu"], mach["nproc"], mach["mhz"] + 0, mach["mem_gb"], mach["kernel"], mach["thp"]
   printf "- **Run**: %s, %s–%s UTC (%d min), bibop commit `%s`; load average (1, 5, 15 min) %s before, %s after. Every table gives the minutes and the load average of its own step.\n", mach["date"], mach["start"], mach["end"], mach["secs"] / 60 + 0.5, mach["commit"], mach["load0"], mach["load1"]
   print "- **Load**: the machine is shared (other jobs compile and test on the same 2 CPUs), so times are process CPU time wherever the program reports it (time spent waiting for a CPU does not count), and wall time only where noted."
-  print "- **Regenerate**: `cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 && bench/run-papers.sh build` (about 15–20 minutes; `PAPERS_KEEP=dir` keeps every runner's own, fuller report)."
+  print "- **Regenerate**: `cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 && bench/run-papers.sh build` (about 12–20 minutes, depending on the load; `PAPERS_KEEP=dir` keeps every runner's own, fuller report)."
   nf = 0; for (k in fails) nf += fails[k]
   if (nf) printf "- **FAILED runs: %d** (a program failed its self-check or crashed; its figures are left out).\n", nf
   print ""
@@ -166,11 +166,11 @@ END {
     vs = (sh != "" && sh >= 0.037 && sh <= 0.072) ? "share **reproduces** the paper's range" : "share outside the paper's range"
     v = vgain(g, 0.03 * i / 5)
     printf "| %d%% | %s | %s | %s | %s; time saved %s against the paper's ~3%% %s%s |\n", i, fmt(100 * sh, 2) "%", fmt(nn, 1), pct(g), vs, v, i == 5 ? "at 5%" : "(~5% scaled to 9%)",
-      v ~ /falls/ ? ": bibop never reads a target object to test or set its mark, the bits are in the block descriptors (64 bytes per 4 KiB block, about 3 MiB for this heap, mostly in cache), so a pointer to an already-marked heap object costs little more than a static word; the paper's saving was the load of the static block's header, which OCaml's marker reads" : ": a static word costs one page-table load and no access to its target"
+      v ~ /falls/ ? (g < -0.01 ? ": here skipping is slower; a static word takes the marker's rarely-taken branch, which mispredicts on words that come in random order (the paper's ~3% \"does not take into account possible costs of additional branch mispredictions\"), while the heap pointer it replaces in the 0% heap costs only a mark-bit test in the block descriptors (64 bytes per 4 KiB block, about 3 MiB for this heap, mostly in cache), never a read of the target; the paper's saving was OCaml's read of the static block's header" : ": bibop never reads a target object to test its mark (the bits are in the block descriptors, about 3 MiB for this heap, mostly in cache), so a pointer to an already-marked heap object costs little more than a static word; the paper's saving was OCaml's read of the static block's header") : ": a static word costs one page-table load and no access to its target"
   }
   print ""
   q = "seq" SUBSEP 5 SUBSEP
-  printf "Huge pages: %s of bibop's %s MiB heap was backed by transparent huge pages in the last run (the paper's large-page arena: 2 MiB chunks of 256 MiB reservations). Non-random heap (allocation order, `-l seq`, %s MiB): bibop %s ns/object, without prefetching %s, stock %s (the paper: THP's gain is \"negligible with a non-random heap\"). The paper's other comparison, the new page table vs OCaml's no-naked-pointers mode (~1%% faster), has no counterpart: a conservative collector always classifies every word.\n\n", pct(thp), s2, s1, fmt(med(q "bibop" SUBSEP s1 SUBSEP "npo"), 1), fmt(med(q "bibop-nopf" SUBSEP s1 SUBSEP "npo"), 1), fmt(med(q "stock" SUBSEP s1 SUBSEP "npo"), 1)
+  printf "Huge pages: %s of bibop's %s MiB heap was backed by transparent huge pages in the last run (the paper's large-page arena: 2 MiB chunks of 256 MiB reservations). Non-random heap (allocation order, `-l seq`, %s MiB): bibop %s ns/object, without prefetching %s, stock %s (the paper: THP's gain is \"negligible with a non-random heap\"); on such a heap the hardware prefetcher already follows the allocation order, and bibop's software prefetching %s. The paper's other comparison, the new page table vs OCaml's no-naked-pointers mode (~1%% faster), has no counterpart: a conservative collector always classifies every word.\n\n", pct(thp), s2, s1, fmt(med(q "bibop" SUBSEP s1 SUBSEP "npo"), 1), fmt(med(q "bibop-nopf" SUBSEP s1 SUBSEP "npo"), 1), fmt(med(q "stock" SUBSEP s1 SUBSEP "npo"), 1), (gq = gain(med(q "bibop" SUBSEP s1 SUBSEP "npo"), med(q "bibop-nopf" SUBSEP s1 SUBSEP "npo"))) == "" ? "was not measured" : gq < 0 ? "costs " pct(-gq) " (its bookkeeping without misses to hide)" : "saves " pct(gq)
 
   # ------------------------------------------------------------------ 001
   print "## 001 — Munch-Maccagnoni and Scherer, \"Boxroot, movable GC roots for better FFI\" (2022)"
@@ -264,11 +264,11 @@ END {
   nt = split("structure alloc|alloc|time|72.01|.02|.04;structure20 alloc|alloc20|time|5.17|.12|.27;structure20 alloc gc|alloc20|gc|4.55|.00|.00;structure20 alloc no-init|alloc20|noinit|5.23|.11|.27;structure access|access|time|1.24|1.48|.51;structure set!|set|time|4.19|.30|.51;type access|type|time|1.85|4.51|;prop-access|prop|time|.93|1.01|.68;convex envelope|hull|time|.62|.89|;distance sort|dsort|time|3.52|.85|;quicksort|qsort|time|.81|1.05|;convex envelope safe|hull-safe|time|5.50|1.08|;quicksort safe|qsort-safe|time|1.71|2.09|", T1, ";")
   why["alloc", "beats"] = "one allocation of n × 2 words replaces n allocations; Gambit's copying collector also pays a 2× tospace bloat per structure"
   why["alloc", "reproduces"] = why["alloc", "beats"]
-  why["alloc", "falls short"] = "bibop's baseline allocation is a thread-local free-list pop (no copying, no header), so there is less to save than Gambit's 72 s baseline suggests; the structure vector's cost is mostly zeroing and the first touch of its pages"
-  why["alloc20", "falls short"] = "with 20 fields the per-structure cost is mostly writing 20 fields, the same in both versions; bibop's baseline allocation has no header to write and no copying collection to survive"
+  why["alloc", "falls short"] = "bibop's baseline allocation is a thread-local free-list pop of a header and two fields, with no copying collection and no tospace, so there is less to save than Gambit's 72 s baseline suggests; the structure vector's cost is mostly zeroing and the first touch of its pages"
+  why["alloc20", "falls short"] = "with 20 fields the per-structure cost is mostly writing 20 fields, the same in both versions; bibop's baseline allocation is a free-list pop with one header word and no copying collection to survive"
   why["alloc20", "reproduces"] = "one large allocation instead of 500,000; the fields still have to be written"
   why["alloc20", "beats"] = why["alloc20", "reproduces"]
-  why["access", "beats"] = "elements of a structure vector are contiguous, so a pass over them streams through memory, while Gambit's svector access pays a tag mask that its baseline does not; bibop's baseline structures are also allocated in order, but with a header word between them"
+  why["access", "beats"] = "elements of a structure vector are contiguous, so a pass over them streams through memory, while Gambit's svector access pays a tag mask that its baseline does not; bibop's baseline structures are allocated in order too, but each has a header word and a reference to load first"
   why["access", "reproduces"] = "field access is one load in both versions"
   why["set", "beats"] = "contiguous elements: the writes stream through fewer cache lines"
   why["set", "reproduces"] = why["set", "beats"]
@@ -300,6 +300,13 @@ END {
     v = vratio(rs, c[5]); vv = v; gsub(/\*/, "", vv)
     w = (bn SUBSEP vv) in why ? why[bn, vv] : (m == "gc" ? (vv == "reproduces" ? "no collection runs while the structure vector or the array is built: one object" : "") : "")
     if (bn == "type") sub(/TYPEX/, fmt(ratio(bb, bs), 0), w)
+    ks = bn SUBSEP "svector" SUBSEP "bibop" SUBSEP m
+    if (m != "gc" && (ks in vals)) {
+      nsp = sorted(ks, SP)
+      kv2 = bn SUBSEP "vector" SUBSEP "bibop" SUBSEP m; nvp = (kv2 in vals) ? sorted(kv2, VP) : 0
+      if (nsp >= 3 && SP[1] > 0 && SP[nsp] / SP[1] > 3)
+        w = w (w == "" ? "" : ". ") "The structure vector's " nsp " runs spread from " fmt(SP[1], 3) " to " fmt(SP[nsp], 3) " s" (nvp ? " (vector: " fmt(VP[1], 3) " to " fmt(VP[nvp], 3) " s)" : "") ": short runs suffer most from this loaded machine's page faults and cache contention; its fastest run is " fmt(ratio(SP[1], bb), 2) "× the baseline"
+    }
     printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s%s |\n", c[1], c[4], c[5], c[6] == "" ? "—" : c[6], fmt(bb, bb != "" && bb < 0.01 ? 4 : 3), fmt(bs, bs != "" && bs < 0.01 ? 4 : 3), fmt(rs, 2), ve == "" ? "—" : fmt(rv, 2), v, w == "" ? "" : ": " w
   }
   print ""
@@ -348,13 +355,14 @@ END {
     fmt(ml, 0), fmt(mt, 0), fmt(mc, 0), fmt(mcf, 0), fmt(mc, 0), fmt(npf1, 0), fmt(npfr, 0), fmt(fx1, 0), fmt(fxr, 0), fmt(nfx1, 0), fmt(nfxr, 0),
     fmt(sl, 0), fmt(st, 0), fmt(sc, 0), fmt(scf, 0), fmt(sc, 0), fmt(so, 0),
     (mc != "" && sc != "" && mc < sc) ? "**beats** stock: " (mc <= ml * 1.25 ? "bibop's prefetching marker pops entries ahead and keeps the comb's stack shallow (the comb costs what the list costs), and " : "") "when bibop's stack fills it is grown in place (a copy) rather than dropped; stock overflows, drops entries and rescans the heap, repeatedly in the first collection, and grows its stack only once per collection; with growth capped and prefetching off, bibop pays the talk's rescans too" : "**falls short**: the comb costs bibop more than stock"
-  i0 = med("sw" SUBSEP "bibop" SUBSEP "idle" SUBSEP 0); i1 = med("sw" SUBSEP "bibop" SUBSEP "idle" SUBSEP 1); i4 = med("sw" SUBSEP "bibop" SUBSEP "idle" SUBSEP 4); i16 = med("sw" SUBSEP "bibop" SUBSEP "idle" SUBSEP 16)
-  j0 = med("sw" SUBSEP "stock" SUBSEP "idle" SUBSEP 0); j1 = med("sw" SUBSEP "stock" SUBSEP "idle" SUBSEP 1); j4 = med("sw" SUBSEP "stock" SUBSEP "idle" SUBSEP 4); j16 = med("sw" SUBSEP "stock" SUBSEP "idle" SUBSEP 16)
+  i0 = best["sw" SUBSEP "bibop" SUBSEP "idle" SUBSEP 0]; i1 = best["sw" SUBSEP "bibop" SUBSEP "idle" SUBSEP 1]; i4 = best["sw" SUBSEP "bibop" SUBSEP "idle" SUBSEP 4]; i16 = best["sw" SUBSEP "bibop" SUBSEP "idle" SUBSEP 16]
+  j0 = best["sw" SUBSEP "stock" SUBSEP "idle" SUBSEP 0]; j1 = best["sw" SUBSEP "stock" SUBSEP "idle" SUBSEP 1]; j4 = best["sw" SUBSEP "stock" SUBSEP "idle" SUBSEP 4]; j16 = best["sw" SUBSEP "stock" SUBSEP "idle" SUBSEP 16]
   bb1 = med("sw" SUBSEP "bibop" SUBSEP "busy" SUBSEP 1); sb1 = med("sw" SUBSEP "stock" SUBSEP "busy" SUBSEP 1)
   pb = (i16 != "" && i0 != "") ? (i16 - i0) / 16 : ""; ps = (j16 != "" && j0 != "") ? (j16 - j0) / 16 : ""
-  printf "| thread stopping (median µs per `GC_gcollect`, " mach["sw_gcs"] " collections in each of " mach["sw_rounds"] " runs, on an almost empty heap with 0 / 1 / 4 / 16 idle registered threads; per thread; with 1 thread spinning) | \"send each thread a signal, with handshake in handler\", which \"pushes register contents onto the stack\" | %s / %s / %s / %s µs: %s µs per thread; spinning thread: %s µs | %s / %s / %s / %s µs: %s µs per thread; spinning: %s µs | %s |\n",
+  printf "| thread stopping (µs per `GC_gcollect` on an almost empty heap: the median of " mach["sw_gcs"] " collections, best of " mach["sw_rounds"] " runs for idle threads, median of the runs for the spinning one;  0 / 1 / 4 / 16 idle registered threads; per thread; with 1 thread spinning) | \"send each thread a signal, with handshake in handler\", which \"pushes register contents onto the stack\" | %s / %s / %s / %s µs: %s µs per thread; spinning thread: %s µs | %s / %s / %s / %s µs: %s µs per thread; spinning: %s µs | %s |\n",
     fmt(i0, 0), fmt(i1, 0), fmt(i4, 0), fmt(i16, 0), fmt(pb, 1), fmt(bb1, 0), fmt(j0, 0), fmt(j1, 0), fmt(j4, 0), fmt(j16, 0), fmt(ps, 1), fmt(sb1, 0),
-    (pb == "" || ps == "") ? "not measured" : pb <= ps * 1.25 ? "**reproduces** the mechanism at stock's cost: a signal and a semaphore handshake per thread (a few µs of kernel round trip each), plus scanning its stack" : "**falls short**: bibop's stop-the-world costs more per thread than stock's"
+    ((pb == "" || ps == "") ? "not measured" : pb <= ps * 1.25 ? "**reproduces** the mechanism at stock's cost for idle threads: a signal and a semaphore handshake per thread (a few µs of kernel round trip each), plus scanning its stack" : "**falls short** for idle threads: bibop's stop-the-world costs more per thread than stock's") \
+    ((bb1 != "" && sb1 != "" && bb1 > 4 * sb1) ? "; **falls short** with a spinning thread (" fmt(ratio(bb1, sb1), 0) "× stock): bibop's collector polls for the acknowledgements with `sched_yield` for up to 100 µs before it sleeps on its semaphore, and a stopped thread that volunteers to mark polls for the restart; on an oversubscribed machine the spinning thread probably gets the CPU back only at a scheduler tick (about 4 ms here), where stock's collector sleeps at once" : "")
   print ""
   print "A spinning thread is stopped only when the kernel runs its signal handler: on a machine whose CPUs are all busy (this one, shared) that may wait for a scheduler time slice, so the spinning figures vary from run to run by orders of magnitude (tens of µs to milliseconds, for both collectors) and measure the scheduler as much as the collector. Not measured here: the talk's other enhancements (black-listing, incremental/generational collection, thread-local allocation, finalization cost) — see `docs/BENCHMARKS.md` and `bench/run-mt.sh` for parallel marking and multi-threaded allocation."
   print ""
