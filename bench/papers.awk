@@ -59,6 +59,7 @@ function when2(s1, s2) {
 
 $1 == "meta" { kv(); for (k in f) meta[f["step"], k] = f[k]; next }
 $1 == "machine" { kv(); for (k in f) mach[k] = f[k]; gsub(/_/, " ", mach["cpu"]); next }
+$1 == "regen" { kv(); regen = f["commit"]; next }
 $2 == "failed" || ($1 == "gmp" && $2 == "failed") { kv(); fails[$1]++; next }
 
 $1 == "mh" || $1 == "mhs" || $1 == "mhq" {
@@ -109,7 +110,7 @@ END {
   print ""
   printf "%sEach section below takes one of the papers bibop is built from (`../shared/seeds/`, see its README) and puts the paper's headline figures in one column and bibop's, measured on this machine in one run of `bench/run-papers.sh`, beside them, with stock libgc1 (Debian 8.2.2) and glibc malloc where they make sense. The papers measured other systems on other machines (OCaml 4.12 on an i7-6600U, Gambit on a 2.2 GHz Core i7, OCaml 3.09 on an Athlon 64, bdwgc 6.x on a 2 GHz Xeon): compare ratios and percentages, not seconds. A verdict says whether bibop **reproduces** the paper's result (within 25%% or 0.02 of the paper's ratio, or within 25%% or 3 points of its percentage), **beats** it, or **falls short**, with the reason in a sentence.\n\n", S
   printf "- **Machine**: %s, %s CPUs at %s MHz, %s GB RAM, Linux %s, transparent huge pages `%s`\n", mach["cpu"], mach["nproc"], mach["mhz"] + 0, mach["mem_gb"], mach["kernel"], mach["thp"]
-  printf "- **Run**: %s, %s–%s UTC (%d min), bibop commit `%s`; load average (1, 5, 15 min) %s before, %s after. Every table gives the minutes and the load average of its own step.\n", mach["date"], mach["start"], mach["end"], mach["secs"] / 60 + 0.5, mach["commit"], mach["load0"], mach["load1"]
+  printf "- **Run**: %s, %s–%s UTC (%d min), bibop commit `%s`; load average (1, 5, 15 min) %s before, %s after. Every table gives the minutes and the load average of its own step.%s\n", mach["date"], mach["start"], mach["end"], mach["secs"] / 60 + 0.5, mach["commit"], mach["load0"], mach["load1"], regen == "" ? "" : " The page's text was regenerated from this run's raw lines by `bench/run-papers.sh --from` at commit `" regen "` (no figure changed)."
   print "- **Load**: the machine is shared (other jobs compile and test on the same 2 CPUs), so times are process CPU time wherever the program reports it (time spent waiting for a CPU does not count), and wall time only where noted."
   print "- **Regenerate**: `cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 && bench/run-papers.sh build` (about 12–20 minutes, depending on the load; `PAPERS_KEEP=dir` keeps every runner's own, fuller report)."
   nf = 0; for (k in fails) nf += fails[k]
@@ -138,7 +139,7 @@ END {
     v ~ /falls/ ? "on this machine the random loads of marking overlap less than the talk's estimate assumed" : "bibop prefetches each candidate's page descriptor and object through a FIFO and pops stack entries ahead, so several cache misses are in flight instead of one"
   v = vgain(gt[2], 0.10)
   printf "| huge pages on vs off (`BIBOP_THP=0`: `MADV_NOHUGEPAGE`) | ~10%% (random heap) | %s | %s | %s: %s |\n", pct(gt[1]), pct(gt[2]), v,
-    v ~ /beats/ ? "with 4 KiB pages every random object costs a TLB miss and a page walk that itself misses in cache on a 1 GiB heap; the smaller heap's page tables stay cached, so the gain grows with the heap" : v ~ /reproduces/ ? "as in the paper, huge pages remove the TLB misses of random marking" : "this VM's second-level address translation or THP availability limits the gain (check the huge-page share below)"
+    v ~ /beats/ ? "with 4 KiB pages every random object costs a TLB miss and a page walk whose entries themselves miss in cache; huge pages cover the heap with 512 times fewer entries" (gt[2] > gt[1] + 0.03 ? ", and the gain grows with the heap as the 4 KiB page tables outgrow the caches" : "") : v ~ /reproduces/ ? "as in the paper, huge pages remove the TLB misses of random marking" : "this VM's second-level address translation or THP availability limits the gain (check the huge-page share below)"
   printf "| bibop vs stock libgc1 on the same heap (full GC) | — (the paper compares OCaml runtimes) | %s | %s | bibop's full collection is %s / %s of stock's |\n", pct(gs[1]), pct(gs[2]), fmt(ratio(b[1], stk[1]), 2) "×", fmt(ratio(b[2], stk[2]), 2) "×"
   print ""
   print "Full-collection CPU time (ms) and CPU ns per marked object, medians; the random-load limit is the machine's ns per independent random 8-byte load over an array as large as the heap (`markheap -L`):"

@@ -4,6 +4,8 @@
 # in one run on this machine; writes docs/PAPERS.md and prints it.
 #
 # usage: bench/run-papers.sh [BUILD_DIR]          (default ./build)
+#        bench/run-papers.sh --from DIR           (rewrite the page from the
+#                     raw lines a PAPERS_KEEP=DIR run kept: no measuring)
 #   PAPERS_OUT=FILE   where the page goes (default docs/PAPERS.md)
 #   PAPERS_QUICK=1    small sizes and one round everywhere (a check of the
 #                     script, about 3 minutes; the figures mean little)
@@ -23,9 +25,16 @@
 # About 15-20 minutes on a 2-core machine. Needs bash, awk, coreutils.
 set -u
 
-build=${1:-./build}
 here=$(cd "$(dirname "$0")" && pwd)
 out=${PAPERS_OUT:-$here/../docs/PAPERS.md}
+if [[ ${1:-} == --from ]]; then
+  [[ -f ${2:-}/all.txt ]] || { echo "usage: $0 --from DIR (DIR/all.txt from a PAPERS_KEEP run)" >&2; exit 2; }
+  { grep -v '^regen ' "$2/all.txt"; echo "regen commit=$(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || echo unknown)"; } |
+    awk -f "$here/papers.awk" >"$out.tmp" && mv "$out.tmp" "$out" || { echo "papers.awk failed" >&2; exit 1; }
+  cat "$out"
+  exit 0
+fi
+build=${1:-./build}
 quick=${PAPERS_QUICK:-0}
 if [[ -n ${PAPERS_KEEP:-} ]]; then
   raw=$PAPERS_KEEP
