@@ -1,33 +1,76 @@
 #!/usr/bin/env bash
-# run-clients.sh: the Guile and ECL workloads of issue #4 (the programs of
-# tests/clients: guile-list.scm, guile-weak.scm, guile-parmap.scm,
-# ecl-list.lsp, ecl-weak.lsp, ecl-threads.lsp) on stock libgc1 and on
-# bibop's libgc.so.1 (LD_LIBRARY_PATH=BUILD_DIR/lib), alternating the two
-# (stock first in odd rounds, bibop first in even ones) for ROUNDS rounds.
-# Prints a Markdown table of medians: wall time, CPU time (user + system)
-# and peak RSS (from /usr/bin/time), the number of collections, their total
-# pause and the largest heap size (one extra run of each with
-# GC_PRINT_STATS: bdwgc's "--> Marking for collection" and "Complete
-# collection took" lines, bibop's "bibop: GC #" lines), with
-# bibop/libgc1 ratios and whether the targets (time <= 0.9x, RSS <= 1.0x)
-# are met. Every run's stdout must be identical to the first stock run's;
-# a difference or a failed run is reported and makes the script exit 1.
+# run-clients.sh: the client suite of issue #16 (and issue #4's six
+# workloads): real programs that link libgc.so.1, each run on stock libgc1
+# and on bibop's libgc.so.1 (LD_LIBRARY_PATH=BUILD_DIR/lib) in one
+# invocation, alternating the two (stock first in odd rounds, bibop first
+# in even ones) for ROUNDS rounds.
+#
+#   guile-list guile-weak guile-parmap    tests/clients/*.scm (issue #4)
+#   ecl-list ecl-weak ecl-threads         tests/clients/*.lsp (issue #4)
+#   guile-compile  guild compile -O1 of a generated ~3,000-line module
+#   guile-interp   bench/clients/guile-interp.scm: a Lisp interpreter in
+#                  Scheme (string ports, hash-table environments, closures)
+#   ecl-compile    compile-file (C back end, gcc -O0) of a generated Lisp
+#                  file, then load it and run it
+#   ecl-clos       bench/clients/ecl-clos.lsp: generic functions, method
+#                  combination, make-instance, change-class
+#   nix-eval       nix-instantiate --eval --strict --store dummy:// of
+#                  bench/clients/nix-eval.nix (large attribute sets, lists)
+#   neko-st        bench/clients/neko-st.neko (compiled by nekoc)
+#   neko-mt        bench/clients/neko-mt.neko: four Neko threads
+#   asy-render     asy -f eps of bench/clients/asy-scene.asy
+#   w3m-dump       w3m -dump of an ~8 MB page (tests/clients/gen-html.awk)
+#
+# Every run starts in an empty directory (the same path for every run);
+# its stdout, plus a checksum of each file the workload writes (with the
+# lines that hold a date removed), must be identical to the first stock
+# run's; a difference or a failed run is reported (FAILED/DIFFERS in the
+# table, left out of the geometric means) and makes the script exit 1.
+# Prints a Markdown table: best wall time and the medians of CPU time
+# (user + system, children included) and peak RSS (from /usr/bin/time;
+# ecl-compile's is ecl's own VmHWM, which it prints, not gcc's),
+# with bibop/libgc1 ratios; collections, their total and largest pause
+# (one extra run of each with GC_PRINT_STATS: bdwgc's "--> Marking for
+# collection" and "Complete collection took" lines, bibop's "bibop: GC #"
+# lines); whether the targets are met (per workload: best time <= 0.9x,
+# RSS <= 1.0x; geometric mean: time <= 0.8x, RSS <= 0.9x); and a last row
+# of geometric means of the ratios.
 #
 # usage: bench/run-clients.sh [ROUNDS] [BUILD_DIR] [WORKLOAD...]
-#   defaults: 3 ./build, all six workloads (names: guile-list guile-weak
-#   guile-parmap ecl-list ecl-weak ecl-threads).
-# Needs guile-3.0, ecl, /usr/bin/time, awk, coreutils. Timings are noisy
-# on a shared machine: the load average before and after is printed.
+#   defaults: 3 ./build, all fifteen workloads; "issue4" stands for the
+#   first six, "suite" for all.  RUN_TIMEOUT (seconds, default 300) bounds
+#   a run.
+# Needs guile-3.0 (+ guild from guile-3.0-dev), ecl, gcc, nix-bin, neko,
+# asymptote, w3m, /usr/bin/time, awk, coreutils (scripts/install-deps.sh).
+# Timings are noisy on a shared machine: the load average before and after
+# is printed.
 set -u
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-clients=$here/../tests/clients
+tests=$here/../tests/clients
+inputs_src=$here/clients
 rounds=3
 build=./build
+RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 if [[ $# -ge 1 && $1 =~ ^[0-9]+$ ]]; then rounds=$1; shift; fi
 if [[ $# -ge 1 ]]; then build=$1; shift; fi
-all_workloads=(guile-list guile-weak guile-parmap ecl-list ecl-weak ecl-threads)
-if [[ $# -ge 1 ]]; then workloads=("$@"); else workloads=("${all_workloads[@]}"); fi
+issue4=(guile-list guile-weak guile-parmap ecl-list ecl-weak ecl-threads)
+suite=("${issue4[@]}" guile-compile guile-interp ecl-compile ecl-clos nix-eval
+       neko-st neko-mt asy-render w3m-dump)
+workloads=()
+for w in "${@:-suite}"; do
+  case $w in
+    issue4) workloads+=("${issue4[@]}") ;;
+    suite) workloads+=("${suite[@]}") ;;
+    *) [[ " ${suite[*]} " == *" $w "* ]] || { echo "unknown workload $w" >&2; exit 2; }
+       workloads+=("$w") ;;
+  esac
+done
+
+# Sizes of the generated inputs (about 2-5 s per run on stock, quiet machine).
+SCHEME_MODULE_GROUPS=64   # guile-compile: groups of definitions
+LISP_FILE_GROUPS=40       # ecl-compile: groups of definitions
+HTML_KB=8000              # w3m-dump: page size
 
 STOCK=/usr/lib/x86_64-linux-gnu/libgc.so.1
 libdir=$(cd "$build/lib" 2>/dev/null && pwd) || { echo "no $build/lib (build bibop first)" >&2; exit 2; }
@@ -37,14 +80,67 @@ libdir=$(cd "$build/lib" 2>/dev/null && pwd) || { echo "no $build/lib (build bib
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/run-clients.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/home" "$work/cache" "$work/config"
+in=$work/inputs
+run_dir=$work/run
+mkdir -p "$work/home" "$work/cache" "$work/config" "$in"
 
-# The command of a workload, one word per line.
+# The program a workload runs (its libgc.so.1 is checked with the loader).
+program_of() {
+  case $1 in
+    guile-*) echo guile-3.0 ;;
+    ecl-*) echo ecl ;;
+    nix-*) echo nix-instantiate ;;
+    neko-*) echo neko ;;
+    asy-*) echo asy ;;
+    w3m-*) echo w3m ;;
+  esac
+}
+
+# The command of a workload, one word per line; it runs in $run_dir.
 command_of() {
   case $1 in
-    guile-*) printf '%s\n' guile-3.0 --no-auto-compile -s "$clients/$1.scm" ;;
-    ecl-*) printf '%s\n' ecl --norc --load "$clients/$1.lsp" --eval '(quit)' ;;
+    guile-list | guile-weak | guile-parmap)
+      printf '%s\n' guile-3.0 --no-auto-compile -s "$tests/$1.scm" ;;
+    ecl-list | ecl-weak | ecl-threads)
+      printf '%s\n' ecl --norc --load "$tests/$1.lsp" --eval '(quit)' ;;
+    guile-compile) printf '%s\n' guild compile -O1 -o generated.go "$in/generated.scm" ;;
+    guile-interp) printf '%s\n' guile-3.0 --no-auto-compile -s "$inputs_src/guile-interp.scm" ;;
+    ecl-compile)
+      printf '%s\n' ecl --norc --eval '(setf c::*cc-optimize* "-O0")' \
+        --eval "(compile-file \"$in/generated.lsp\" :output-file \"$run_dir/generated.fas\" :c-file \"$run_dir/generated.c\")" \
+        --eval "(load \"$run_dir/generated.fas\")" \
+        --eval '(print (funcall (find-symbol "RUN-ALL" "BENCH-GENERATED")))' \
+        --eval "$own_peak_rss_lisp" --eval '(quit)' ;;
+    ecl-clos) printf '%s\n' ecl --norc --load "$inputs_src/ecl-clos.lsp" --eval '(quit)' ;;
+    nix-eval) printf '%s\n' nix-instantiate --eval --strict --store dummy:// "$inputs_src/nix-eval.nix" ;;
+    neko-st | neko-mt) printf '%s\n' neko "$in/$1.n" ;;
+    asy-render) printf '%s\n' asy -noV -tex none -f eps -o scene "$inputs_src/asy-scene.asy" ;;
+    w3m-dump) printf '%s\n' w3m -dump -cols 100 "$in/page.html" ;;
     *) echo "unknown workload $1" >&2; return 1 ;;
+  esac
+}
+
+# ecl-compile's peak RSS is ecl's own (VmHWM, written to stderr at the
+# end): /usr/bin/time's would be the largest of ecl's and gcc's (cc1).
+# (One line: command_of prints one word per line.)
+own_peak_rss_lisp='(with-open-file (s "/proc/self/status") (loop for l = (read-line s nil) while l when (eql 0 (search "VmHWM:" l)) do (format *error-output* "~A~%" l)))'
+
+# The files a workload writes in $run_dir that are part of its output.
+products_of() {
+  case $1 in
+    guile-compile) echo generated.go ;;
+    ecl-compile) echo generated.c generated.fas ;;
+    asy-render) echo scene.eps ;;
+  esac
+}
+
+# Generated inputs, made once (with stock libgc for nekoc), outside the timing.
+prepare() {
+  case $1 in
+    guile-compile) awk -v lang=scheme -v n="$SCHEME_MODULE_GROUPS" -f "$inputs_src/gen-source.awk" >"$in/generated.scm" ;;
+    ecl-compile) awk -v lang=lisp -v n="$LISP_FILE_GROUPS" -f "$inputs_src/gen-source.awk" >"$in/generated.lsp" ;;
+    neko-st | neko-mt) cp "$inputs_src/$1.neko" "$in/" && (cd "$in" && nekoc "$1.neko" >/dev/null) ;;
+    w3m-dump) awk -v kb="$HTML_KB" -f "$tests/gen-html.awk" >"$in/page.html" ;;
   esac
 }
 
@@ -56,27 +152,86 @@ side_env() {
   echo "XDG_CONFIG_HOME=$work/config"
   echo "GUILE_AUTO_COMPILE=0"
   echo "LC_ALL=C.UTF-8"
+  # Nix: a dummy store; state, logs and configuration in the scratch dir.
+  echo "NIX_STATE_DIR=$work/nix/state"
+  echo "NIX_LOG_DIR=$work/nix/log"
+  echo "NIX_CONF_DIR=$work/nix/conf"
+  echo "NIX_STORE_DIR=$work/nix/store"
   [[ $side == bibop ]] && echo "LD_LIBRARY_PATH=$libdir"
   return 0
 }
 
-# run_one SIDE WORKLOAD TAG [EXTRA_ENV...]: stdout to $work/TAG.out, stderr
-# to $work/TAG.err, "wall_s maxrss_kib cpu_s" to $work/TAG.time; returns the exit status.
+# run_one SIDE WORKLOAD TAG [EXTRA_ENV...]: runs the workload in a fresh
+# $run_dir; stdout, then "file NAME SHA256" for each product (date lines
+# removed), to $work/TAG.out; stderr to $work/TAG.err; "wall_s maxrss_kib
+# user_s sys_s" to $work/TAG.time; returns the exit status.
 run_one() {
   local side=$1 wl=$2 tag=$3; shift 3
   local -a cmd envs
+  local rc f sum
   mapfile -t cmd < <(command_of "$wl")
   mapfile -t envs < <(side_env "$side")
-  env -i PATH="$PATH" "${envs[@]}" "$@" /usr/bin/time -f '%e %M %U %S' -o "$work/$tag.time" \
-    "${cmd[@]}" </dev/null >"$work/$tag.out" 2>"$work/$tag.err"
+  rm -rf "$run_dir" && mkdir -p "$run_dir"
+  (cd "$run_dir" && env -i PATH="$PATH" "${envs[@]}" "$@" /usr/bin/time -f '%e %M %U %S' -o "$work/$tag.time" \
+    timeout -k 10 "$RUN_TIMEOUT" "${cmd[@]}" </dev/null >"$work/$tag.out" 2>"$work/$tag.err")
+  rc=$?
+  for f in $(products_of "$wl"); do
+    if [[ -f $run_dir/$f ]]; then
+      sum=$(grep -av -e '^%%CreationDate:' -e '^/\*  *Date: ' "$run_dir/$f" | sha256sum | cut -d' ' -f1)
+    else
+      sum=missing
+    fi
+    echo "file $f $sum" >>"$work/$tag.out"
+  done
+  return $rc
 }
 
-# The loader must resolve libgc.so.1 of guile's and ecl's libraries to the
-# intended file on each side.
-for prog in guile-3.0 ecl; do
+# check_output WORKLOAD TAG: compares the run's output with the workload's
+# reference (the first successful run's); records a difference.
+check_output() {
+  local wl=$1 tag=$2
+  [[ -e $work/$wl.reference ]] || cp "$work/$tag.out" "$work/$wl.reference"
+  if ! cmp -s "$work/$tag.out" "$work/$wl.reference"; then
+    echo "OUTPUT DIFFERS from the first run:" >&2
+    diff "$work/$wl.reference" "$work/$tag.out" | head -10 | sed 's/^/    /' >&2
+    echo "$wl ${tag#*.} differs" >>"$work/failures"
+    keep_run "$tag"
+    failed=1
+    return 1
+  fi
+}
+
+# run_failed WORKLOAD TAG WHY: reports and records a failed run.
+run_failed() {
+  echo "FAILED ($3)" >&2
+  tail -5 "$work/$2.err" | sed 's/^/    /' >&2
+  echo "$1 ${2#*.} failed ($3)" >>"$work/failures"
+  keep_run "$2"
+  failed=1
+}
+
+# keep_run TAG: copies a bad run's stdout and stderr (and, the first
+# time, the generated inputs and the reference outputs) to $kept, which
+# outlives the scratch directory, for a bug report.
+keep_run() {
+  [[ -n $kept ]] || { kept=$(mktemp -d "${TMPDIR:-/tmp}/run-clients-kept.XXXXXX"); cp -r "$in" "$work"/*.reference "$kept/" 2>/dev/null; }
+  cp "$work/$1.out" "$work/$1.err" "$kept/" 2>/dev/null
+  return 0
+}
+
+# Inputs, and the loader must resolve libgc.so.1 of every program (and of
+# the libraries it loads) to the intended file on each side.
+progs=()
+for wl in "${workloads[@]}"; do
+  prepare "$wl" || { echo "could not prepare the inputs of $wl" >&2; exit 2; }
+  p=$(program_of "$wl")
+  [[ " ${progs[*]} " == *" $p "* ]] || progs+=("$p")
+done
+for prog in "${progs[@]}"; do
+  command -v "$prog" >/dev/null || { echo "$prog not installed (scripts/install-deps.sh)" >&2; exit 2; }
   for side in stock bibop; do
     mapfile -t envs < <(side_env "$side")
-    got=$(env -i PATH="$PATH" "${envs[@]}" LD_TRACE_LOADED_OBJECTS=1 "$(command -v $prog)" 2>&1 |
+    got=$(env -i PATH="$PATH" "${envs[@]}" LD_TRACE_LOADED_OBJECTS=1 "$(command -v "$prog")" 2>&1 |
           awk '$1 == "libgc.so.1" { print $3; exit }')
     want=$STOCK
     [[ $side == bibop ]] && want=$libdir/libgc.so.1
@@ -87,32 +242,28 @@ for prog in guile-3.0 ecl; do
   done
 done
 
+started=$(date +%s)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 failed=0
+kept=
+: >"$work/failures"
 : >"$work/results"   # "workload side wall rss cpu"
 for ((r = 1; r <= rounds; r++)); do
   if ((r % 2)); then order=(stock bibop); else order=(bibop stock); fi
   for wl in "${workloads[@]}"; do
     for side in "${order[@]}"; do
       tag="$wl.$side.$r"
-      printf 'round %d/%d: %-12s %-5s ... ' "$r" "$rounds" "$wl" "$side" >&2
+      printf 'round %d/%d: %-13s %-5s ... ' "$r" "$rounds" "$wl" "$side" >&2
       run_one "$side" "$wl" "$tag"
       rc=$?
       if [[ $rc -ne 0 ]]; then
-        echo "FAILED (exit $rc)" >&2
-        tail -5 "$work/$tag.err" | sed 's/^/    /' >&2
-        echo "$wl $side failed" >>"$work/failures"
-        failed=1
+        run_failed "$wl" "$tag" "exit $rc"
         continue
       fi
-      [[ -e $work/$wl.reference ]] || cp "$work/$tag.out" "$work/$wl.reference"
-      if ! cmp -s "$work/$tag.out" "$work/$wl.reference"; then
-        echo "OUTPUT DIFFERS from the first run:" >&2
-        diff "$work/$wl.reference" "$work/$tag.out" | head -10 | sed 's/^/    /' >&2
-        echo "$wl $side differs" >>"$work/failures"
-        failed=1
-      fi
+      check_output "$wl" "$tag"
       read -r wall rss user sys <"$work/$tag.time"
+      own=$(awk '/^VmHWM:/ { print $2 }' "$work/$tag.err")
+      [[ -n $own ]] && rss=$own
       cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
       echo "$wl $side $wall $rss $cpu" >>"$work/results"
       echo "$wall s ($cpu s CPU), $((rss / 1024)) MiB" >&2
@@ -120,59 +271,72 @@ for ((r = 1; r <= rounds; r++)); do
   done
 done
 
-# Collections and largest heap: one run of each with statistics on.
-: >"$work/gcstats"   # "workload side collections max_heap_kib pause_ms"
+# Collections and pauses: one more run of each with statistics on.
+: >"$work/gcstats"   # "workload side collections total_pause_ms max_pause_ms"
 for wl in "${workloads[@]}"; do
   for side in stock bibop; do
-    printf 'stats: %-12s %-5s ... ' "$wl" "$side" >&2
-    if ! run_one "$side" "$wl" "$wl.$side.stats" GC_PRINT_STATS=1; then
-      echo "FAILED" >&2
-      echo "$wl $side ? ? ?" >>"$work/gcstats"
-      failed=1
+    tag="$wl.$side.stats"
+    printf 'stats: %-13s %-5s ... ' "$wl" "$side" >&2
+    run_one "$side" "$wl" "$tag" GC_PRINT_STATS=1
+    rc=$?
+    if [[ $rc -ne 0 ]]; then
+      run_failed "$wl" "$tag" "exit $rc"
       continue
     fi
-    if [[ $side == stock ]]; then
-      awk -v w="$wl" -v s="$side" '
-        /^--> Marking for collection #/ { n++ }
-        match($0, /heap [0-9]+ KiB/) { h = substr($0, RSTART + 5, RLENGTH - 9) + 0; if (h > max) max = h }
-        /^Complete collection took [0-9]+ ms [0-9]+ ns/ { ms += $4 + $6 / 1e6 }
-        END { print w, s, n + 0, max + 0, ms + 0 }' "$work/$wl.$side.stats.err" >>"$work/gcstats"
-    else
-      awk -v w="$wl" -v s="$side" '
-        /^bibop: GC #/ { n++
-          if (match($0, /heap [0-9]+ KiB/)) { h = substr($0, RSTART + 5, RLENGTH - 9) + 0; if (h > max) max = h }
-          if (match($0, /: [0-9.]+ ms/)) ms += substr($0, RSTART + 2, RLENGTH - 5) }
-        END { print w, s, n + 0, max + 0, ms + 0 }' "$work/$wl.$side.stats.err" >>"$work/gcstats"
-    fi
+    check_output "$wl" "$tag"
+    awk -v w="$wl" -v s="$side" '
+      function pause(ms) { total += ms; if (ms > max) max = ms }
+      s == "stock" && /^--> Marking for collection #/ { n++ }
+      s == "stock" && /^Complete collection took [0-9]+ ms [0-9]+ ns/ { pause($4 + $6 / 1e6) }
+      s == "bibop" && /^bibop: GC #/ { n++; if (match($0, /: [0-9.]+ ms/)) pause(substr($0, RSTART + 2, RLENGTH - 5) + 0) }
+      END { print w, s, n + 0, total + 0, max + 0 }' "$work/$tag.err" >>"$work/gcstats"
     echo "done" >&2
   done
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+elapsed=$(($(date +%s) - started))
 
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC'); machine: ${cpu:-unknown CPU}, $(nproc) cores, $(uname -sr);"
-echo "load average (1/5/15 min) before: $load_before, after: $load_after; $rounds alternating rounds."
+echo "load average (1/5/15 min) before: $load_before, after: $load_after; $rounds alternating rounds; $elapsed s."
 echo
-echo "| workload | libgc1 time (s) | bibop time (s) | time ratio | libgc1 CPU (s) | bibop CPU (s) | CPU ratio | libgc1 peak RSS (MiB) | bibop peak RSS (MiB) | RSS ratio | libgc1 GCs | bibop GCs | libgc1 GC pauses (ms) | bibop GC pauses (ms) | libgc1 max heap (MiB) | bibop max heap (MiB) | output | targets |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-for wl in "${workloads[@]}"; do
-  awk -v w="$wl" -v fail="$(grep -c "^$wl " "$work/failures" 2>/dev/null || echo 0)" '
-    function median(a, n,    i, j, t) {
-      for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-    FILENAME ~ /results$/ && $1 == w {
-      if ($2 == "stock") { st[++ns] = $3; sr[ns] = $4; sc[ns] = $5 } else { bt[++nb] = $3; br[nb] = $4; bc[nb] = $5 } }
-    FILENAME ~ /gcstats$/ && $1 == w { gcs[$2] = $3; heap[$2] = $4; pause[$2] = $5 }
-    END {
-      if (!ns || !nb) { printf "| %s | - | - | - | - | - | - | - | - | - | - | - | - | - | - | - | FAILED | - |\n", w; exit }
-      t1 = median(st, ns); t2 = median(bt, nb); r1 = median(sr, ns) / 1024; r2 = median(br, nb) / 1024
-      c1 = median(sc, ns); c2 = median(bc, nb)
-      tr = t2 / t1; rr = r2 / r1; cr = c1 > 0 ? c2 / c1 : 0
-      ok = (tr <= 0.9 ? "time met" : "time MISSED") ", " (rr <= 1.0 ? "RSS met" : "RSS MISSED")
-      printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f | %s | %s | %.0f | %.0f | %.1f | %.1f | %s | %s |\n",
-             w, t1, t2, tr, c1, c2, cr, r1, r2, rr, gcs["stock"], gcs["bibop"], pause["stock"],
-             pause["bibop"], heap["stock"] / 1024, heap["bibop"] / 1024,
-             fail + 0 ? "DIFFERS/FAILED" : "identical", ok }' \
-    "$work/results" "$work/gcstats"
-done
+echo "| workload | libgc1 best time (s) | bibop best time (s) | time ratio | libgc1 CPU (s) | bibop CPU (s) | CPU ratio | libgc1 peak RSS (MiB) | bibop peak RSS (MiB) | RSS ratio | GCs libgc1 / bibop | total pause (ms) libgc1 / bibop | max pause (ms) libgc1 / bibop | output | targets |"
+echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|"
+awk -v list="${workloads[*]}" '
+  function median(a, n,    i, j, t) {
+    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+  function best(a, n,    i, m) { m = a[1]; for (i = 2; i <= n; i++) if (a[i] < m) m = a[i]; return m }
+  function collect(w, s, what,    i, n) {   # fills tmp[] with column what (3 wall, 4 rss, 5 cpu)
+    n = 0; for (i = 1; i <= nr; i++) if (rw[i] == w && rs[i] == s) tmp[++n] = rv[i, what]; return n }
+  FILENAME ~ /results$/ { nr++; rw[nr] = $1; rs[nr] = $2; rv[nr, 3] = $3; rv[nr, 4] = $4; rv[nr, 5] = $5 }
+  FILENAME ~ /gcstats$/ { gcs[$1, $2] = $3; tot[$1, $2] = $4; mx[$1, $2] = $5 }
+  FILENAME ~ /failures$/ { w = $1; sub(/^[^ ]+ /, ""); bad[w] = bad[w] (bad[w] == "" ? "" : "; ") $0 }
+  function stat(w, s, k) { return ((w, s) in gcs) ? sprintf(k == 1 ? "%d" : "%.0f", k == 1 ? gcs[w, s] : k == 2 ? tot[w, s] : mx[w, s]) : "?" }
+  END {
+    nw = split(list, ws, " ")
+    for (k = 1; k <= nw; k++) {
+      w = ws[k]
+      if (!collect(w, "stock", 3) || !collect(w, "bibop", 3)) {
+        printf "| %s | - | - | - | - | - | - | - | - | - | - | - | - | FAILED (%s) | excluded |\n", w, bad[w]; continue }
+      n = collect(w, "stock", 3); t1 = best(tmp, n); n = collect(w, "stock", 4); r1 = median(tmp, n) / 1024
+      n = collect(w, "stock", 5); c1 = median(tmp, n)
+      n = collect(w, "bibop", 3); t2 = best(tmp, n); n = collect(w, "bibop", 4); r2 = median(tmp, n) / 1024
+      n = collect(w, "bibop", 5); c2 = median(tmp, n)
+      tr = t2 / t1; rr = r2 / r1; cr = c1 > 0 ? c2 / c1 : 1
+      if (bad[w] != "") { out = (bad[w] ~ /differs/ ? "DIFFERS" : "FAILED") " (" bad[w] ")"; ok = "excluded from the means" }
+      else {
+        out = "identical"; ok = (tr <= 0.9 ? "time met" : "time MISSED") ", " (rr <= 1.0 ? "RSS met" : "RSS MISSED")
+        m++; lt += log(tr); lc += log(cr); lr += log(rr) }
+      printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f | %s / %s | %s / %s | %s / %s | %s | %s |\n",
+             w, t1, t2, tr, c1, c2, cr, r1, r2, rr, stat(w, "stock", 1), stat(w, "bibop", 1),
+             stat(w, "stock", 2), stat(w, "bibop", 2), stat(w, "stock", 3), stat(w, "bibop", 3), out, ok
+    }
+    if (m) {
+      gt = exp(lt / m); gc = exp(lc / m); gr = exp(lr / m)
+      printf "| **geometric mean** (%d of %d) | | | **%.2f** | | | **%.2f** | | | **%.2f** | | | | | %s, %s |\n",
+             m, nw, gt, gc, gr, (gt <= 0.8 ? "time met" : "time MISSED"), (gr <= 0.9 ? "RSS met" : "RSS MISSED")
+    }
+  }' "$work/results" "$work/gcstats" "$work/failures"
+[[ -z $kept ]] || echo "The failed or differing runs' stdout and stderr: $kept" >&2
 exit $failed

@@ -9,6 +9,7 @@ jobs=$(nproc)
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$jobs"
+scripts/check-layers.sh build   # every call goes down the layers of docs/ARCHITECTURE.md
 ctest --test-dir build --output-on-failure
 
 cmake -S . -B build-ubsan -DCMAKE_BUILD_TYPE=Debug -DBIBOP_SANITIZE=undefined -DBIBOP_BUILD_BENCH=OFF

@@ -19,6 +19,14 @@
 
 static __thread struct alloc_cache *tl_cache __attribute__((tls_model("initial-exec")));
 
+/* What the allocator calls in finalization, above it (set by init.c; no-ops
+   until then). */
+static void nothing_freed(void *obj) { (void)obj; }
+static void nothing_pending(void) {}
+static struct alloc_hooks hooks = { .object_freed = nothing_freed, .run_pending = nothing_pending };
+
+void alloc_set_hooks(const struct alloc_hooks *h) { hooks = *h; }
+
 size_t alloc_granules(size_t lb) {
   if (lb > MAX_SMALL_BYTES - gc.extra_bytes) return 0;
   size_t g = (lb + gc.extra_bytes + GRANULE_BYTES - 1) >> GRANULE_SHIFT;
@@ -212,15 +220,28 @@ static struct cursor *ready_cursor_locked(int kind, unsigned granules) {
   for (;;) {
     struct cursor *c = cursor_for_locked(kind, granules);
     if (c->bits || refill(c, kind, granules)) return c;
+    size_t budget_before = gc.heap_budget;
     if (gc.blocks_in_use + 1 > gc.heap_budget / BLOCK_BYTES && !gc_make_room(1)) return NULL;
     /* gc_make_room may have collected: cursors were dropped and the size
        class has a new sweep list; try it before taking a new block. */
     c = cursor_for_locked(kind, granules);
     if (refill(c, kind, granules)) return c;
     struct block *b = heap_new_small_block(kind, granules);
-    if (!b) return NULL;
+    if (!b) {
+      gc_undo_growth(budget_before);
+      return NULL;
+    }
     if (claim_window(c, b, 0)) return c;
   }
+}
+
+/* No memory for a request of `bytes`: warn, then the client's oom function
+   decides (NULL by default, and the program goes on). */
+void *alloc_out_of_memory(size_t bytes) {
+  gc_warn("GC Warning: Out of Memory! Heap size: %lu MiB. Returning NULL!\n",
+          (GC_word)(arena_committed_bytes() >> 20));
+  GC_oom_func fn = GC_oom_fn ? GC_oom_fn : gc_default_oom_fn;
+  return fn(bytes);
 }
 
 /* lb is the size the client asked for: the oom function is told that. */
@@ -231,31 +252,33 @@ void *alloc_small_slow(int kind, unsigned granules, size_t lb) {
   struct cursor *c = ready_cursor_locked(kind, granules);
   if (!c) {
     UNLOCK();
-    return gc_out_of_memory(lb);
+    return alloc_out_of_memory(lb);
   }
   void *p = cursor_pop(c, bytes);
   UNLOCK();
   if (gc.kinds[kind].zero_on_alloc) zero_object(p, bytes);
-  if (UNLIKELY(finalize_pending)) finalize_run_pending();
+  if (UNLIKELY(finalize_pending)) hooks.run_pending();
   return p;
 }
 
 void *alloc_large(int kind, size_t lb) {
   gc_ensure_init();
-  if (lb > ((size_t)1 << ADDRESS_BITS)) return gc_out_of_memory(lb);
+  if (lb > ((size_t)1 << ADDRESS_BITS)) return alloc_out_of_memory(lb);
   size_t bytes = lb + gc.extra_bytes;
   bytes = (bytes + GRANULE_BYTES - 1) & ~(GRANULE_BYTES - 1);
   size_t nblocks = (bytes + BLOCK_BYTES - 1) >> BLOCK_SHIFT;
   LOCK();
+  size_t budget_before = gc.heap_budget;
   if (gc.blocks_in_use + nblocks > gc.heap_budget / BLOCK_BYTES && !gc_make_room(nblocks)) {
     UNLOCK();
-    return gc_out_of_memory(lb);
+    return alloc_out_of_memory(lb);
   }
   bool zeroed;
   struct block *h = heap_alloc_blocks(nblocks, &zeroed);
   if (!h) {
+    gc_undo_growth(budget_before);
     UNLOCK();
-    return gc_out_of_memory(lb);
+    return alloc_out_of_memory(lb);
   }
   h->state = BLOCK_LARGE;
   h->kind = (uint8_t)kind;
@@ -267,20 +290,12 @@ void *alloc_large(int kind, size_t lb) {
   if (gc.large) gc.large->u.large.prev = h;
   gc.large = h;
   char *start = block_addr(h);
-  /* Tails point at the head; descriptors are contiguous within a region and
-     found through the page table where the run enters the next region. */
-  struct block *t = h;
-  for (size_t i = 1; i < nblocks; i++) {
-    uintptr_t a = (uintptr_t)start + i * BLOCK_BYTES;
-    t = (a & (REGION_BYTES - 1)) ? t + 1 : pt_block_of(a);
-    t->state = BLOCK_LARGE_TAIL;
-    t->head = h;
-  }
+  heap_set_large_tails(h, nblocks);
   gc.blocks_in_use += nblocks;
   gc.bytes_since_gc += bytes;
   UNLOCK();
   if (!zeroed && gc.kinds[kind].zero_on_alloc) zero_object(start, bytes);
-  if (UNLIKELY(finalize_pending)) finalize_run_pending();
+  if (UNLIKELY(finalize_pending)) hooks.run_pending();
   return start;
 }
 
@@ -352,7 +367,7 @@ static void *alloc_many(size_t lb, int kind) {
   struct cursor *c = ready_cursor_locked(kind, (unsigned)g);
   if (!c) {
     UNLOCK();
-    return gc_out_of_memory(lb);
+    return alloc_out_of_memory(lb);
   }
   struct cursor taken = *c;
   c->bits = 0;   /* the window stays claimed; its slots are handed out below */
@@ -391,7 +406,7 @@ void alloc_free(void *p) {
       b->u.mark[i / 64] &= ~bit;
       alloc_forget_claim(b, i);
       gc.freed_since_gc += b->obj_bytes;
-      finalize_forget_object(p);
+      hooks.object_freed(p);
       if (!b->head) {                  /* offer the slot for reuse soon */
         struct size_class_list *cls = &gc.classes[b->kind][b->granules];
         b->head = cls->freed ? cls->freed : FREED_LIST_END;
@@ -404,11 +419,10 @@ void alloc_free(void *p) {
     if (b->u.large.prev) b->u.large.prev->next = b->next;
     else gc.large = b->next;
     if (b->next) b->next->u.large.prev = b->u.large.prev;
-    size_t n = b->u.large.nblocks;
     gc.freed_since_gc += b->u.large.bytes;
-    finalize_forget_object(p);
-    gc.blocks_in_use -= n;
-    heap_free_blocks(b, n);
+    hooks.object_freed(p);
+    gc.blocks_in_use -= b->u.large.nblocks;
+    heap_free_large(b);
     UNLOCK();
     return;
   }

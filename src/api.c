@@ -1,42 +1,18 @@
 /*
- * api.c: the bdwgc interface outside allocation and roots — initialisation,
- * collection requests, settings, statistics, object queries — plus the data
- * symbols bdwgc exports (same names, types and sizes: programs read them and
- * copy-relocate them, and this library reaches them through the GOT) and
- * bibop.h's classification and range registration.
- * Owns no collector logic: it validates arguments and calls the modules.
+ * api.c: bdwgc's interface for initialisation and collection requests,
+ * object queries, aligned allocation and the small pieces old clients
+ * use, and bibop.h's classification and range registration. Its siblings
+ * in the interface layer: api_settings.c (settings and callbacks),
+ * api_stats.c (statistics, enumeration, dumps), api_checks.c (checked
+ * pointer arithmetic). The data symbols bdwgc exports live in state.c,
+ * where every layer may read them. Owns no collector logic: it validates
+ * arguments and calls the layers below.
  */
 #include "internal.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-
-/* ---- exported data, as bdwgc 8.2 exports it ------------------------------- */
-
-GC_word GC_gc_no = 0;
-int GC_all_interior_pointers = 1;
-int GC_java_finalization = 1;
-int GC_no_dls = 0;
-int GC_dont_gc = 0;
-int GC_dont_expand = 0;
-int GC_dont_precollect = 0;
-int GC_find_leak = 0;
-int GC_finalize_on_demand = 0;
-int GC_full_freq = 19;
-int GC_use_entire_heap = 0;
-int GC_parallel = 0;
-GC_word GC_free_space_divisor = 3;
-GC_word GC_max_retries = 0;
-GC_word GC_non_gc_bytes = 0;
-unsigned long GC_time_limit = 50;
-char *GC_stackbottom = NULL;
-void *GC_least_plausible_heap_addr = (void *)~(uintptr_t)0;
-void *GC_greatest_plausible_heap_addr = NULL;
-GC_oom_func GC_oom_fn = gc_default_oom_fn;
-GC_finalizer_notifier_proc GC_finalizer_notifier = NULL;
-GC_on_heap_resize_proc GC_on_heap_resize = NULL;
-GC_abort_func GC_on_abort = NULL;
 
 /* ---- initialisation and collection ---------------------------------------- */
 
@@ -46,12 +22,7 @@ GC_API int GC_is_init_called(void) { return gc.initialized; }
 
 GC_API void GC_gcollect(void) {
   roots_clear_dead_stack();
-  gc_ensure_init();
-  LOCK();
-  if (!GC_dont_gc) gc_collect_locked("explicit");
-  if (gc.unmap_on_gcollect) arena_decommit_idle(GC_gc_no, 0);
-  UNLOCK();
-  finalize_run_pending();
+  gc_collect_explicit();
 }
 
 GC_API int GC_try_to_collect(GC_stop_func stop_func) {
@@ -94,168 +65,10 @@ GC_API void GC_disable(void) {
 
 GC_API int GC_is_disabled(void) { return GC_dont_gc != 0; }
 
-/* ---- heap size and pacing settings ---------------------------------------- */
-
-GC_API int GC_expand_hp(size_t bytes) {
-  gc_ensure_init();
-  LOCK();
-  size_t grown = gc.heap_budget + ((bytes + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1));
-  int ok = grown >= gc.heap_budget && (!gc.max_heap || grown <= gc.max_heap);
-  if (ok) gc.heap_budget = grown;
-  UNLOCK();
-  return ok;
-}
-
-GC_API void GC_set_max_heap_size(GC_word n) {
-  LOCK();
-  gc.max_heap = n == ~(GC_word)0 ? 0 : (size_t)n;
-  UNLOCK();
-}
-
-GC_API void GC_set_free_space_divisor(GC_word value) {
-  if (value > 0) GC_free_space_divisor = value;
-}
-GC_API GC_word GC_get_free_space_divisor(void) { return GC_free_space_divisor; }
-GC_API void GC_set_dont_expand(int value) { GC_dont_expand = value; }
-GC_API int GC_get_dont_expand(void) { return GC_dont_expand; }
-GC_API void GC_set_max_retries(GC_word n) { GC_max_retries = n; }
-GC_API GC_word GC_get_max_retries(void) { return GC_max_retries; }
-GC_API void GC_set_dont_precollect(int value) { GC_dont_precollect = value; }
-GC_API int GC_get_dont_precollect(void) { return GC_dont_precollect; }
-GC_API void GC_set_full_freq(int value) { GC_full_freq = value; }
-GC_API int GC_get_full_freq(void) { return GC_full_freq; }
-GC_API void GC_set_time_limit(unsigned long value) { GC_time_limit = value; }
-GC_API unsigned long GC_get_time_limit(void) { return GC_time_limit; }
-GC_API void GC_set_use_entire_heap(int value) { GC_use_entire_heap = value; }
-GC_API int GC_get_use_entire_heap(void) { return GC_use_entire_heap; }
-GC_API void GC_set_non_gc_bytes(GC_word value) { GC_non_gc_bytes = value; }
-GC_API GC_word GC_get_non_gc_bytes(void) { return GC_non_gc_bytes; }
-GC_API int GC_get_parallel(void) { return GC_parallel; }
-
-GC_API void GC_set_all_interior_pointers(int value) {
-  LOCK();
-  GC_all_interior_pointers = value ? 1 : 0;
-  gc.extra_bytes = (size_t)GC_all_interior_pointers;
-  UNLOCK();
-}
-GC_API int GC_get_all_interior_pointers(void) { return GC_all_interior_pointers; }
-
-GC_API void GC_set_no_dls(int value) { GC_no_dls = value; }
-GC_API int GC_get_no_dls(void) { return GC_no_dls; }
-
-GC_API void GC_register_displacement(size_t offset) {
-  if (offset >= BLOCK_BYTES) {
-    gc_warn("GC Warning: displacement %lu too large, ignored\n", (GC_word)offset);
-    return;
-  }
-  LOCK();
-  gc.valid_offsets[offset] = 1;
-  UNLOCK();
-}
-
-/* ---- callbacks -------------------------------------------------------------- */
-
-GC_API void GC_set_oom_fn(GC_oom_func fn) { GC_oom_fn = fn; }
-GC_API GC_oom_func GC_get_oom_fn(void) { return GC_oom_fn; }
-
-GC_API void GC_set_warn_proc(GC_warn_proc proc) {
-  LOCK();
-  gc.warn_proc = proc ? proc : gc_default_warn_proc;
-  UNLOCK();
-}
-GC_API GC_warn_proc GC_get_warn_proc(void) { return gc.warn_proc; }
-
-GC_API void GC_set_abort_func(GC_abort_func fn) { GC_on_abort = fn; }
-GC_API GC_abort_func GC_get_abort_func(void) { return GC_on_abort; }
-
-GC_API void GC_set_on_collection_event(GC_on_collection_event_proc fn) {
-  LOCK();
-  gc.on_event = fn;
-  UNLOCK();
-}
-GC_API GC_on_collection_event_proc GC_get_on_collection_event(void) { return gc.on_event; }
-
-GC_API void GC_set_push_other_roots(GC_push_other_roots_proc fn) { GC_push_other_roots = fn; }
-GC_API GC_push_other_roots_proc GC_get_push_other_roots(void) { return GC_push_other_roots; }
-
-GC_API void GC_set_on_heap_resize(GC_on_heap_resize_proc fn) { GC_on_heap_resize = fn; }
-GC_API GC_on_heap_resize_proc GC_get_on_heap_resize(void) { return GC_on_heap_resize; }
-
-/* ---- statistics ---------------------------------------------------------------- */
-
-static size_t bytes_in_use_locked(void) {
-  size_t used = gc.live_ptr_bytes + gc.live_atomic_bytes + gc.bytes_since_gc;
-  used = used > gc.freed_since_gc ? used - gc.freed_since_gc : 0;
-  size_t blocks = gc.blocks_in_use * BLOCK_BYTES;
-  return used < blocks ? used : blocks;
-}
-
-GC_API size_t GC_get_heap_size(void) { return gc.heap_budget; }
-
-GC_API size_t GC_get_free_bytes(void) {
-  LOCK();
-  size_t used = bytes_in_use_locked();
-  size_t free_bytes = gc.heap_budget > used ? gc.heap_budget - used : 0;
-  UNLOCK();
-  return free_bytes;
-}
-
-GC_API size_t GC_get_unmapped_bytes(void) { return arena_unmapped_bytes(); }
-GC_API size_t GC_get_bytes_since_gc(void) { return gc.bytes_since_gc; }
-GC_API size_t GC_get_total_bytes(void) { return gc.total_bytes + gc.bytes_since_gc; }
-GC_API size_t GC_get_memory_use(void) {
-  LOCK();
-  size_t used = bytes_in_use_locked();
-  UNLOCK();
-  return used;
-}
-
-GC_API void GC_get_heap_usage_safe(GC_word *pheap_size, GC_word *pfree_bytes,
-                                   GC_word *punmapped_bytes, GC_word *pbytes_since_gc,
-                                   GC_word *ptotal_bytes) {
-  LOCK();
-  size_t used = bytes_in_use_locked();
-  if (pheap_size) *pheap_size = gc.heap_budget;
-  if (pfree_bytes) *pfree_bytes = gc.heap_budget > used ? gc.heap_budget - used : 0;
-  if (punmapped_bytes) *punmapped_bytes = arena_unmapped_bytes();
-  if (pbytes_since_gc) *pbytes_since_gc = gc.bytes_since_gc;
-  if (ptotal_bytes) *ptotal_bytes = gc.total_bytes + gc.bytes_since_gc;
-  UNLOCK();
-}
-
-GC_API GC_word GC_get_gc_no(void) { return GC_gc_no; }
-
-GC_API unsigned GC_get_version(void) {
-  return ((unsigned)GC_VERSION_MAJOR << 16) | ((unsigned)GC_VERSION_MINOR << 8) | GC_VERSION_MICRO;
-}
-
 /* ---- object queries --------------------------------------------------------------- */
 
-GC_API void *GC_base(void *p) {
-  struct block *b = pt_block_of((uintptr_t)p);
-  if (!b) return NULL;
-  switch (b->state) {
-    case BLOCK_SMALL: {
-      unsigned i;
-      return small_object_start(b, (uintptr_t)p, &i);
-    }
-    case BLOCK_LARGE:
-      return block_addr(b);
-    case BLOCK_LARGE_TAIL:
-      return b->head->state == BLOCK_LARGE ? block_addr(b->head) : NULL;
-    default:
-      return NULL;
-  }
-}
-
-GC_API size_t GC_size(const void *p) {
-  struct block *b = pt_block_of((uintptr_t)p);
-  if (!b) return 0;
-  if (b->state == BLOCK_SMALL) return b->obj_bytes;
-  if (b->state == BLOCK_LARGE_TAIL) b = b->head;
-  if (b->state == BLOCK_LARGE) return b->u.large.bytes;
-  return 0;
-}
+GC_API void *GC_base(void *p) { return object_base(p); }
+GC_API size_t GC_size(const void *p) { return object_size(p); }
 
 GC_API int GC_is_heap_ptr(const void *p) {
   struct block *b = pt_block_of((uintptr_t)p);
@@ -320,7 +133,7 @@ BIBOP_API void bibop_get_gc_stats(struct bibop_gc_stats *out) {
   out->pause_ns = gc.last_pause_ns;
   out->total_pause_ns = gc.total_pause_ns;
   out->max_pause_ns = gc.max_pause_ns;
-  out->heap_bytes = gc.heap_budget;
+  out->heap_bytes = arena_committed_bytes();
   out->live_bytes = gc.live_ptr_bytes + gc.live_atomic_bytes;
   out->committed_bytes = arena_committed_bytes();
   out->marked_objects = gc.marked_objects;
@@ -360,25 +173,34 @@ GC_API int GC_is_incremental_mode(void) { return 0; }
 
 GC_API void GC_push_finalizer_structures(void) {}
 
-/* A summary of the heap, for humans. */
-void gc_dump_locked(FILE *out) {
-  fprintf(out, "bibop heap: %lu collections, budget %zu bytes, %zu blocks in use, "
-          "committed %zu bytes, live after last collection %zu bytes (%lu objects)\n",
-          (unsigned long)GC_gc_no, gc.heap_budget, gc.blocks_in_use, arena_committed_bytes(),
-          gc.live_ptr_bytes + gc.live_atomic_bytes, gc.marked_objects);
-  for (unsigned k = 0; k < gc.n_kinds; k++) {
-    size_t blocks = 0;
-    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
-      for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) blocks++;
-    fprintf(out, "  kind %u: %zu small blocks\n", k, blocks);
-  }
-  size_t large = 0, large_bytes = 0;
-  for (struct block *h = gc.large; h; h = h->next) large++, large_bytes += h->u.large.bytes;
-  fprintf(out, "  large objects: %zu (%zu bytes)\n", large, large_bytes);
-}
-
 GC_API void GC_dump(void) {
   LOCK();
   gc_dump_locked(stdout);
   UNLOCK();
 }
+
+/* ---- aligned allocation ------------------------------------------------------- */
+
+GC_API void *GC_memalign(size_t align, size_t lb) {
+  if (align == 0 || (align & (align - 1))) return NULL;
+  if (align <= GRANULE_BYTES) return GC_malloc(lb);
+  if (lb > SIZE_MAX - align) return alloc_out_of_memory(lb);
+  /* Large objects start on block boundaries: enough for align <= 4 KiB. */
+  char *p = GC_malloc(lb + align - 1 > MAX_SMALL_BYTES ? lb + align - 1 : MAX_SMALL_BYTES + 1);
+  if (!p) return NULL;
+  uintptr_t aligned = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+  if (aligned != (uintptr_t)p && !GC_all_interior_pointers && aligned - (uintptr_t)p < BLOCK_BYTES)
+    GC_register_displacement(aligned - (uintptr_t)p);
+  return (void *)aligned;
+}
+
+GC_API int GC_posix_memalign(void **memptr, size_t align, size_t lb) {
+  if (!memptr || align < sizeof(void *) || (align & (align - 1))) return EINVAL;
+  void *p = GC_memalign(align, lb);
+  if (!p) return ENOMEM;
+  *memptr = p;
+  return 0;
+}
+
+GC_API void *GC_malloc_stubborn(size_t lb) { return GC_malloc(lb); }
+GC_API void *GC_generic_or_special_malloc(size_t lb, int k) { return alloc_generic(lb, k); }

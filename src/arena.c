@@ -6,8 +6,17 @@
  * handed out and decommitted when they have stayed free for a number of
  * collections. Knows nothing of blocks or objects; the page table learns of
  * each region as it is reserved.
- * Invariant: a chunk that is not handed out is never written by bibop.
- * All functions run under the allocation lock.
+ *
+ * What bdwgc calls the heap is the committed chunks (committed_bytes:
+ * GC_get_heap_size), whether handed out or free; chunks decommitted after
+ * use are its unmapped part (returned_bytes: GC_get_unmapped_bytes) until
+ * they are committed again. Reserved address space that was never committed
+ * is neither. Invariants: a chunk that is not handed out is never written
+ * by bibop; committed_bytes <= heap_limit whenever a limit is set (chunks
+ * are committed only within it); a request that fails leaves no trace: the
+ * regions it reserved are released with their descriptors, its flags and
+ * counters are restored; no single commit exceeds what the system could
+ * back (os_commit_limit). All functions run under the allocation lock.
  */
 #include "internal.h"
 
@@ -15,14 +24,34 @@
 
 struct interval { uintptr_t start; size_t nchunks; };
 
+/* What one reservation added, so that a request that fails can undo it. */
+struct reservation {
+  char *base;                  /* NULL: nothing was reserved */
+  size_t nregions;
+  char *prev_end;              /* last_reservation_end before */
+  void *prev_least, *prev_greatest;   /* the plausible heap bounds before */
+};
+
 static struct meta_vec free_runs = { .item_size = sizeof(struct interval) };
 static char *last_reservation_end;
-static size_t committed_bytes, reserved_bytes;
+static size_t committed_bytes;    /* chunks mapped read-write */
+static size_t returned_bytes;     /* chunks decommitted after use, not committed since */
+static size_t reserved_bytes;     /* address space of every region */
+static size_t commit_limit_chunks = SIZE_MAX;   /* the most one request may commit */
+static size_t heap_limit;         /* 0: none; else committed_bytes stays below it */
 static bool use_huge_pages = true;
 
 void arena_init(void) {
   long v;
   if (os_env_long("BIBOP_THP", &v) && v == 0) use_huge_pages = false;
+  commit_limit_chunks = os_commit_limit() / CHUNK_BYTES;
+}
+
+/* bytes rounded up to whole chunks, at least one: a heap must hold one. */
+void arena_set_heap_limit(size_t bytes) {
+  if (bytes == 0) { heap_limit = 0; return; }
+  size_t chunks = bytes / CHUNK_BYTES + (bytes % CHUNK_BYTES != 0);
+  heap_limit = (chunks ? chunks : 1) * CHUNK_BYTES;
 }
 
 static struct region_info *chunk_region(uintptr_t chunk) {
@@ -58,8 +87,32 @@ static bool add_free_run(uintptr_t start, size_t nchunks) {
   return true;
 }
 
-/* Reserve enough whole regions for n chunks and make them free runs. */
-static bool reserve_regions(size_t nchunks) {
+/* Take [start, start + nchunks) out of the free runs; it lies inside one. */
+static bool remove_free_range(uintptr_t start, size_t nchunks) {
+  struct interval *iv = free_runs.items;
+  uintptr_t end = start + nchunks * CHUNK_BYTES;
+  for (size_t i = 0; i < free_runs.count; i++) {
+    uintptr_t run_end = iv[i].start + iv[i].nchunks * CHUNK_BYTES;
+    if (start < iv[i].start || end > run_end) continue;
+    size_t tail = (run_end - end) / CHUNK_BYTES;
+    iv[i].nchunks = (start - iv[i].start) / CHUNK_BYTES;
+    if (iv[i].nchunks == 0) meta_vec_remove(&free_runs, i);
+    return tail == 0 || add_free_run(end, tail);
+  }
+  return false;
+}
+
+static void forget_regions(char *base, size_t nregions) {
+  while (nregions > 0) {
+    nregions--;
+    pt_remove_region(base + nregions * REGION_BYTES);
+  }
+}
+
+/* Reserve enough whole regions for n chunks and make them free runs; all
+   or nothing (every region needs a descriptor array, and descriptor
+   mappings are a limited resource: vm.max_map_count). */
+static bool reserve_regions(size_t nchunks, struct reservation *res) {
   size_t nregions = (nchunks + CHUNKS_PER_REGION - 1) / CHUNKS_PER_REGION;
   if (nregions > PT_ENTRIES) return false;
   size_t bytes = nregions * REGION_BYTES;
@@ -67,15 +120,18 @@ static bool reserve_regions(size_t nchunks) {
   if (!base) return false;
   for (size_t r = 0; r < nregions; r++) {
     if (!pt_add_region(base + r * REGION_BYTES)) {
-      /* Descriptor memory refused: give back the regions not yet known. */
-      os_unmap(base + r * REGION_BYTES, (nregions - r) * REGION_BYTES);
-      if (r == 0) return false;
-      nregions = r;
-      bytes = r * REGION_BYTES;
-      break;
+      forget_regions(base, r);
+      os_unmap(base, bytes);
+      return false;
     }
   }
-  if (!add_free_run((uintptr_t)base, nregions * CHUNKS_PER_REGION)) return false;
+  if (!add_free_run((uintptr_t)base, nregions * CHUNKS_PER_REGION)) {
+    forget_regions(base, nregions);
+    os_unmap(base, bytes);
+    return false;
+  }
+  *res = (struct reservation){ base, nregions, last_reservation_end,
+                               GC_least_plausible_heap_addr, GC_greatest_plausible_heap_addr };
   reserved_bytes += bytes;
   last_reservation_end = base + bytes;
   if ((void *)base < GC_least_plausible_heap_addr || GC_least_plausible_heap_addr == NULL)
@@ -85,39 +141,171 @@ static bool reserve_regions(size_t nchunks) {
   return true;
 }
 
-char *arena_alloc_chunks(size_t n, bool *fresh) {
-  if (n == 0 || n > PT_ENTRIES * CHUNKS_PER_REGION) return NULL;
-  for (int attempt = 0; attempt < 2; attempt++) {
-    struct interval *iv = free_runs.items;
-    size_t best = free_runs.count;
-    for (size_t i = 0; i < free_runs.count; i++) {
-      if (iv[i].nchunks >= n && (best == free_runs.count || iv[i].nchunks < iv[best].nchunks))
-        best = i;
-    }
-    if (best < free_runs.count) {
-      uintptr_t start = iv[best].start;
-      if (iv[best].nchunks == n) meta_vec_remove(&free_runs, best);
-      else { iv[best].start += n * CHUNK_BYTES; iv[best].nchunks -= n; }
-      bool all_zero = true;
-      for (size_t c = 0; c < n; c++) {
-        uintptr_t chunk = start + c * CHUNK_BYTES;
-        struct region_info *ri = chunk_region(chunk);
-        size_t ci = chunk_index(chunk);
-        if (ri->chunk_dirty[ci]) all_zero = false;
-        if (!ri->chunk_committed[ci]) committed_bytes += CHUNK_BYTES;
-        ri->chunk_committed[ci] = 1;
-        ri->chunk_dirty[ci] = 1;
-      }
-      if (!os_commit((void *)start, n * CHUNK_BYTES, use_huge_pages)) {
-        arena_free_chunks((char *)start, n);
-        return NULL;
-      }
-      *fresh = all_zero;
-      return (char *)start;
-    }
-    if (attempt == 0 && !reserve_regions(n)) return NULL;
+/* Undo a reservation whose chunks are all free and uncommitted again. */
+static void release_reservation(const struct reservation *res) {
+  if (!res->base) return;
+  size_t bytes = res->nregions * REGION_BYTES;
+  /* Out of metadata to split a run: the regions stay, reserved and free. */
+  if (!remove_free_range((uintptr_t)res->base, res->nregions * CHUNKS_PER_REGION)) return;
+  forget_regions(res->base, res->nregions);
+  os_unmap(res->base, bytes);
+  reserved_bytes -= bytes;
+  last_reservation_end = res->prev_end;
+  GC_least_plausible_heap_addr = res->prev_least;
+  GC_greatest_plausible_heap_addr = res->prev_greatest;
+}
+
+/* Mark a chunk committed, out of the unmapped part if it was there. */
+static void count_commit(struct region_info *ri, size_t ci) {
+  if (ri->chunk_committed[ci]) return;
+  ri->chunk_committed[ci] = 1;
+  committed_bytes += CHUNK_BYTES;
+  if (ri->chunk_returned[ci]) {
+    ri->chunk_returned[ci] = 0;
+    returned_bytes -= CHUNK_BYTES;
   }
-  return NULL;
+}
+
+/* May fresh_chunks more be committed under the heap limit? Idle free
+   chunks are given back first if that makes room. */
+static bool within_heap_limit(size_t fresh_chunks) {
+  if (!heap_limit) return true;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    if (committed_bytes <= heap_limit && fresh_chunks <= (heap_limit - committed_bytes) / CHUNK_BYTES)
+      return true;
+    if (attempt == 0) arena_decommit_idle(GC_gc_no, 0);
+  }
+  return false;
+}
+
+/* The free run that fits n chunks best, or free_runs.count. */
+static size_t best_fit(size_t n) {
+  struct interval *iv = free_runs.items;
+  size_t best = free_runs.count;
+  for (size_t i = 0; i < free_runs.count; i++) {
+    if (iv[i].nchunks >= n && (best == free_runs.count || iv[i].nchunks < iv[best].nchunks))
+      best = i;
+  }
+  return best;
+}
+
+/* A run taken out of the free runs goes back. If recording it needs memory
+   that is refused, the run is lost to reuse: a leak of address space, never
+   a correctness issue. */
+static void give_back_run(uintptr_t start, size_t n) {
+  if (!add_free_run(start, n))
+    gc_warn("GC Warning: bibop could not record %lu free chunks\n", (GC_word)n);
+}
+
+char *arena_alloc_chunks(size_t n, bool *fresh) {
+  if (n == 0 || n > PT_ENTRIES * CHUNKS_PER_REGION || n > commit_limit_chunks) return NULL;
+  struct reservation res = { 0 };
+  size_t best = best_fit(n);
+  if (best == free_runs.count) {
+    if (!reserve_regions(n, &res)) return NULL;
+    best = best_fit(n);
+    if (best == free_runs.count) {
+      release_reservation(&res);
+      return NULL;
+    }
+  }
+  struct interval *iv = free_runs.items;
+  uintptr_t start = iv[best].start;
+  if (iv[best].nchunks == n) meta_vec_remove(&free_runs, best);
+  else { iv[best].start += n * CHUNK_BYTES; iv[best].nchunks -= n; }
+  size_t uncommitted = 0;
+  for (size_t c = 0; c < n; c++) {
+    uintptr_t chunk = start + c * CHUNK_BYTES;
+    uncommitted += !chunk_region(chunk)->chunk_committed[chunk_index(chunk)];
+  }
+  if (!within_heap_limit(uncommitted) || !os_commit((void *)start, n * CHUNK_BYTES, use_huge_pages)) {
+    give_back_run(start, n);
+    release_reservation(&res);
+    return NULL;
+  }
+  bool all_zero = true;
+  for (size_t c = 0; c < n; c++) {
+    uintptr_t chunk = start + c * CHUNK_BYTES;
+    struct region_info *ri = chunk_region(chunk);
+    size_t ci = chunk_index(chunk);
+    if (ri->chunk_dirty[ci]) all_zero = false;
+    count_commit(ri, ci);
+    ri->chunk_dirty[ci] = 1;
+  }
+  *fresh = all_zero;
+  return (char *)start;
+}
+
+/* chunk_dirty of chunks committed by arena_expand and not yet known to be
+   kept (undone all together if a later one is refused): whether the chunk
+   was part of the unmapped bytes before, so that undoing restores it. */
+enum { EXPANDING_FRESH = 2, EXPANDING_RETURNED = 3 };
+
+/* Call fn on every free chunk, in address order, while it returns true. */
+static void for_each_free_chunk(bool (*fn)(struct region_info *ri, size_t ci, uintptr_t chunk, void *ctx),
+                                void *ctx) {
+  struct interval *iv = free_runs.items;
+  for (size_t i = 0; i < free_runs.count; i++)
+    for (size_t c = 0; c < iv[i].nchunks; c++) {
+      uintptr_t chunk = iv[i].start + c * CHUNK_BYTES;
+      if (!fn(chunk_region(chunk), chunk_index(chunk), chunk, ctx)) return;
+    }
+}
+
+static bool count_uncommitted(struct region_info *ri, size_t ci, uintptr_t chunk, void *ctx) {
+  (void)chunk;
+  *(size_t *)ctx += !ri->chunk_committed[ci];
+  return true;
+}
+
+struct expansion { size_t wanted, done; };   /* done < wanted at the end: refused */
+
+static bool commit_for_expansion(struct region_info *ri, size_t ci, uintptr_t chunk, void *ctx) {
+  struct expansion *x = ctx;
+  if (x->done == x->wanted) return false;
+  if (ri->chunk_committed[ci]) return true;
+  if (!os_commit((void *)chunk, CHUNK_BYTES, use_huge_pages)) return false;
+  /* Clean once kept: fresh, or zeroed when it was decommitted. */
+  ri->chunk_dirty[ci] = ri->chunk_returned[ci] ? EXPANDING_RETURNED : EXPANDING_FRESH;
+  count_commit(ri, ci);
+  ri->chunk_freed_at[ci] = (uint32_t)GC_gc_no;
+  x->done++;
+  return true;
+}
+
+static bool settle_expansion(struct region_info *ri, size_t ci, uintptr_t chunk, void *ctx) {
+  bool undo = *(bool *)ctx;
+  uint8_t state = ri->chunk_dirty[ci];
+  if (state != EXPANDING_FRESH && state != EXPANDING_RETURNED) return true;
+  ri->chunk_dirty[ci] = 0;
+  if (undo) {
+    os_decommit((void *)chunk, CHUNK_BYTES);
+    ri->chunk_committed[ci] = 0;
+    committed_bytes -= CHUNK_BYTES;
+    if (state == EXPANDING_RETURNED) {
+      ri->chunk_returned[ci] = 1;
+      returned_bytes += CHUNK_BYTES;
+    }
+  }
+  return true;
+}
+
+bool arena_expand(size_t nchunks) {
+  if (nchunks == 0) return true;
+  if (nchunks > PT_ENTRIES * CHUNKS_PER_REGION || nchunks > commit_limit_chunks) return false;
+  if (heap_limit && (committed_bytes > heap_limit ||
+                     nchunks > (heap_limit - committed_bytes) / CHUNK_BYTES))
+    return false;
+  struct reservation res = { 0 };
+  size_t uncommitted = 0;
+  for_each_free_chunk(count_uncommitted, &uncommitted);
+  if (uncommitted < nchunks && !reserve_regions(nchunks - uncommitted, &res)) return false;
+  struct expansion x = { nchunks, 0 };
+  for_each_free_chunk(commit_for_expansion, &x);
+  bool undo = x.done < nchunks;
+  for_each_free_chunk(settle_expansion, &undo);
+  if (undo) release_reservation(&res);
+  return !undo;
 }
 
 void arena_free_chunks(char *p, size_t n) {
@@ -126,11 +314,7 @@ void arena_free_chunks(char *p, size_t n) {
     uintptr_t chunk = start + c * CHUNK_BYTES;
     chunk_region(chunk)->chunk_freed_at[chunk_index(chunk)] = (uint32_t)GC_gc_no;
   }
-  if (!add_free_run(start, n)) {
-    /* No memory to record the run: the chunks stay committed and lost to
-       reuse, which is a leak of address space, never a correctness issue. */
-    gc_warn("GC Warning: bibop could not record %lu free chunks\n", (GC_word)n);
-  }
+  give_back_run(start, n);
 }
 
 size_t arena_decommit_idle(unsigned long gc_no, unsigned long age) {
@@ -149,6 +333,7 @@ size_t arena_decommit_idle(unsigned long gc_no, unsigned long age) {
             (age == 0 || gc_no - ri->chunk_freed_at[ci] >= age)) {
           ri->chunk_committed[ci] = 0;
           ri->chunk_dirty[ci] = 0;
+          ri->chunk_returned[ci] = 1;
           take = true;
         }
       }
@@ -163,12 +348,15 @@ size_t arena_decommit_idle(unsigned long gc_no, unsigned long age) {
     }
   }
   committed_bytes -= released;
+  returned_bytes += released;
   return released;
 }
 
 size_t arena_committed_bytes(void) { return committed_bytes; }
 
-size_t arena_unmapped_bytes(void) { return reserved_bytes - committed_bytes; }
+size_t arena_unmapped_bytes(void) { return returned_bytes; }
+
+size_t arena_reserved_bytes(void) { return reserved_bytes; }
 
 bool arena_contains(uintptr_t w) {
   if (w >> ADDRESS_BITS) return false;

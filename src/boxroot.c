@@ -397,7 +397,7 @@ void boxroot_fork_release(void) { pthread_mutex_unlock(&shared_lock); }
 
 /* In a forked child only the forking thread exists: every other thread's
    counts are kept as those of a thread gone, and their pools are orphans. */
-void boxroot_after_fork(void) {
+static void boxroot_after_fork(void) {
   struct boxroot_local_ *me = &boxroot_local_;
   for (struct pool *p = all_pools; p; p = p->next)
     if (p->head.owner != me && p->head.owner != &shared_local) p->head.owner = NULL;
@@ -407,4 +407,9 @@ void boxroot_after_fork(void) {
     if (l != me) unlink_locked(l);
     l = next;
   }
+}
+
+void boxroot_fork_child(void) {
+  boxroot_after_fork();
+  boxroot_fork_release();
 }

@@ -7,10 +7,14 @@
  * allocation site, requested size, and a start guard that is a magic number
  * mixed with the object's address (so user data cannot pass for a header) —
  * and an end guard written right after the last requested byte, so that even
- * a one-byte overrun is caught. Guards are checked at GC_debug_free and, once
- * any debug object exists, at every collection; smashed objects are reported
- * with their allocation site. GC_debug_free fills the object with a pattern
- * and leaves it to the collector, so a write after free is reported too.
+ * a one-byte overrun is caught, and a tail guard in the object's last word,
+ * by which an object is still known after an underrun overwrote its header.
+ * Guards are checked at GC_debug_free and, once any debug object exists, at
+ * every collection; smashed objects are reported with their allocation site
+ * (unless the header itself was hit). GC_debug_free frees a damaged object
+ * all the same (after one report: it repairs the header and guards); it
+ * fills the object with a pattern and leaves it to the collector, so a write
+ * after free is reported too (uncollectable objects are freed at once).
  * In leak mode, collections report allocated objects that became
  * unreachable without GC_free (site and size for debug objects), then
  * reclaim them; a collection also runs at exit.
@@ -33,7 +37,9 @@ _Static_assert(sizeof(struct dbg_header) == 32, "bdwgc's debug header is 32 byte
 #define START_GUARD ((GC_word)0xFEDCEDCBFEDCEDCBull)
 #define FREED_GUARD ((GC_word)0xDEADBEEFDEADBEEFull)
 #define END_GUARD ((GC_word)0xBEEFCAFE0BADF00Dull)
+#define TAIL_GUARD ((GC_word)0x7A117A117A117A11ull)
 #define FREED_FILL 0xEF
+#define SMASHED_SITE "<smashed>"   /* the site of an object whose header was overwritten */
 
 const size_t GC_debug_header_size = sizeof(struct dbg_header);
 volatile bool debugging_started;   /* a debug object exists: check at collections */
@@ -41,35 +47,80 @@ volatile bool debugging_started;   /* a debug object exists: check at collection
 GC_API size_t GC_get_debug_header_size(void) { return sizeof(struct dbg_header); }
 
 static GC_word end_guard_of(const struct dbg_header *h) { return END_GUARD ^ (GC_word)(uintptr_t)h; }
+static GC_word tail_guard_of(const struct dbg_header *h) { return TAIL_GUARD ^ (GC_word)(uintptr_t)h; }
+
+/* The tail guard is the object's last word, whatever the size field says:
+   an object whose header an underrun overwrote is still recognised by it
+   (bdwgc keeps a flag there for the same reason). debug_alloc asks for a
+   word more than the end guard needs, so the two never overlap. */
+static GC_word *tail_guard_at(const struct dbg_header *h) {
+  uintptr_t end = ((uintptr_t)h + object_size(h)) & ~(uintptr_t)(sizeof(GC_word) - 1);
+  return (GC_word *)end - 1;
+}
+
+/* The most client bytes object h can hold: a size field above it is smashed. */
+static size_t client_room(const struct dbg_header *h) {
+  return (size_t)((char *)tail_guard_at(h) - (char *)(h + 1)) - sizeof(GC_word);
+}
+
+/* Write the size and both guards after the header's start guard. */
+static void set_size_and_guards(struct dbg_header *h, size_t lb) {
+  h->size = lb;
+  GC_word end = end_guard_of(h), tail = tail_guard_of(h);
+  memcpy((char *)(h + 1) + lb, &end, sizeof end);
+  memcpy(tail_guard_at(h), &tail, sizeof tail);
+}
 
 static void *debug_alloc(size_t lb, int kind, const char *file, int line) {
-  if (lb > SIZE_MAX - sizeof(struct dbg_header) - sizeof(GC_word)) return gc_out_of_memory(lb);
-  struct dbg_header *h = alloc_generic(lb + sizeof *h + sizeof(GC_word), kind);
+  const size_t overhead = sizeof(struct dbg_header) + 3 * sizeof(GC_word);
+  if (lb > SIZE_MAX - overhead) return alloc_out_of_memory(lb);
+  size_t rounded = (lb + sizeof(GC_word) - 1) & ~(sizeof(GC_word) - 1);
+  struct dbg_header *h = alloc_generic(rounded + overhead - sizeof(GC_word), kind);
   if (!h) return NULL;
   if (!debugging_started) debugging_started = true;
   h->file = file ? file : "(unknown)";
   h->line = (GC_word)line;
-  h->size = lb;
   h->guard = START_GUARD ^ (GC_word)(uintptr_t)h;
-  GC_word end = end_guard_of(h);
-  memcpy((char *)(h + 1) + lb, &end, sizeof end);
+  set_size_and_guards(h, lb);
   return h + 1;
 }
 
-/* The header of debug object base, or NULL if base is not one. */
-static struct dbg_header *header_of(void *base, bool *freed) {
-  if (!base) return NULL;
-  struct dbg_header *h = base;
-  size_t room = GC_size(base);
-  if (room < sizeof *h + sizeof(GC_word)) return NULL;
+static bool header_intact(const struct dbg_header *h, bool *freed) {
   if (h->guard == (START_GUARD ^ (GC_word)(uintptr_t)h)) *freed = false;
   else if (h->guard == (FREED_GUARD ^ (GC_word)(uintptr_t)h)) *freed = true;
-  else return NULL;
-  if (h->size > room - sizeof *h - sizeof(GC_word)) return NULL;
-  return h;
+  else return false;
+  return h->size <= client_room(h);
 }
 
-/* Where a debug object was damaged, or NULL if it is intact. */
+/* The header of debug object base with its header intact, or NULL if base
+   is not one (or its header is damaged: see header_smashed_at). */
+static struct dbg_header *header_of(void *base, bool *freed) {
+  if (!base || object_size(base) < sizeof(struct dbg_header) + 3 * sizeof(GC_word)) return NULL;
+  struct dbg_header *h = base;
+  return header_intact(h, freed) ? h : NULL;
+}
+
+/* Where the header of h was overwritten (the start guard, or else an
+   impossible size), or NULL if it is intact. */
+static char *header_damage_at(struct dbg_header *h) {
+  bool freed;
+  if (header_intact(h, &freed)) return NULL;
+  bool guard_ok = h->guard == (START_GUARD ^ (GC_word)(uintptr_t)h) ||
+                  h->guard == (FREED_GUARD ^ (GC_word)(uintptr_t)h);
+  return guard_ok ? (char *)&h->size : (char *)&h->guard;
+}
+
+/* A debug object whose header is damaged but whose tail guard is intact:
+   where the header was hit; NULL otherwise (intact, or not a debug object). */
+static char *header_smashed_at(void *base) {
+  if (!base || object_size(base) < sizeof(struct dbg_header) + 3 * sizeof(GC_word)) return NULL;
+  struct dbg_header *h = base;
+  GC_word tail;
+  memcpy(&tail, tail_guard_at(h), sizeof tail);
+  return tail == tail_guard_of(h) ? header_damage_at(h) : NULL;
+}
+
+/* Where a debug object with an intact header was damaged, or NULL. */
 static char *smashed_at(struct dbg_header *h, bool freed) {
   GC_word end;
   memcpy(&end, (char *)(h + 1) + h->size, sizeof end);
@@ -82,9 +133,27 @@ static char *smashed_at(struct dbg_header *h, bool freed) {
   return NULL;
 }
 
-static void report_smashed(const char *what, char *where, struct dbg_header *h) {
-  fprintf(stderr, "%s %p in or near object at %p(%s:%lu, appr. sz = %lu)\n", what, (void *)where,
-          (void *)(h + 1), h->file, (unsigned long)h->line, (unsigned long)h->size);
+/* The site and size are read only from a header known to be intact: a
+   smashed one may hold any bits where the file name's pointer was. */
+static void report_smashed(const char *what, char *where, struct dbg_header *h, bool header_ok) {
+  if (header_ok)
+    fprintf(stderr, "%s %p in or near object at %p(%s:%lu, appr. sz = %lu)\n", what,
+            (void *)where, (void *)(h + 1), h->file, (unsigned long)h->line,
+            (unsigned long)h->size);
+  else
+    fprintf(stderr, "%s %p in or near object at %p(" SMASHED_SITE ", appr. sz = %lu)\n", what,
+            (void *)where, (void *)(h + 1), (unsigned long)client_room(h));
+}
+
+/* Report debug object base if it is damaged; true if it was. */
+static bool check_object(void *base, unsigned found) {
+  bool freed = false;
+  struct dbg_header *h = header_of(base, &freed);
+  char *where = h ? smashed_at(h, freed) : header_smashed_at(base);
+  if (!where) return false;
+  if (!found) fprintf(stderr, "GC_check_heap: smashed heap objects:\n");
+  report_smashed(freed ? "written after free:" : "smashed:", where, base, h != NULL);
+  return true;
 }
 
 /* Check every debug object in the heap (world stopped, lock held). */
@@ -94,27 +163,12 @@ static void check_heap_locked(void) {
     for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
       for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) {
         char *base = block_addr(b);
-        for (unsigned i = 0; i < b->nobjs; i++) {
-          if (!(b->u.mark[i / 64] >> (i % 64) & 1)) continue;
-          bool freed;
-          struct dbg_header *h = header_of(base + (size_t)i * b->obj_bytes, &freed);
-          char *where = h ? smashed_at(h, freed) : NULL;
-          if (where) {
-            if (!found++) fprintf(stderr, "GC_check_heap: smashed heap objects:\n");
-            report_smashed(freed ? "written after free:" : "smashed:", where, h);
-          }
-        }
+        for (unsigned i = 0; i < b->nobjs; i++)
+          if (b->u.mark[i / 64] >> (i % 64) & 1)
+            found += check_object(base + (size_t)i * b->obj_bytes, found);
       }
   }
-  for (struct block *b = gc.large; b; b = b->next) {
-    bool freed;
-    struct dbg_header *h = header_of(block_addr(b), &freed);
-    char *where = h ? smashed_at(h, freed) : NULL;
-    if (where) {
-      if (!found++) fprintf(stderr, "GC_check_heap: smashed heap objects:\n");
-      report_smashed(freed ? "written after free:" : "smashed:", where, h);
-    }
-  }
+  for (struct block *b = gc.large; b; b = b->next) found += check_object(block_addr(b), found);
   if (found) fprintf(stderr, "GC_check_heap: found %u smashed heap objects\n", found);
 }
 
@@ -186,11 +240,44 @@ GC_API wchar_t *GC_wcsdup(const wchar_t *str) {
   return copy;
 }
 
+/* The header of p, a pointer GC_debug_malloc returned, after checking the
+   object: damage is reported, once (the header and guards are repaired: a
+   header overwritten by an underrun gets the largest size the object can
+   hold and no site). As bdwgc does, a pointer one header above its
+   object's start is taken for a debug object whatever its header holds, so
+   that an underrun is reported and the object still freed. NULL if p is
+   not such a pointer; *freed says it was freed already. */
+static struct dbg_header *checked_header(void *p, const char *caller, bool *freed) {
+  void *base = object_base(p);
+  if (base != (char *)p - sizeof(struct dbg_header)) return NULL;
+  if (object_size(base) < sizeof(struct dbg_header) + 3 * sizeof(GC_word)) return NULL;
+  struct dbg_header *h = base;
+  char where_what[96];
+  snprintf(where_what, sizeof where_what, "%s: found smashed location at", caller);
+  char *hit = header_damage_at(h);
+  if (hit) {
+    report_smashed(where_what, hit, h, false);
+    *freed = h->guard == (FREED_GUARD ^ (GC_word)(uintptr_t)h);
+    if (!*freed) h->guard = START_GUARD ^ (GC_word)(uintptr_t)h;
+    h->file = SMASHED_SITE;
+    h->line = 0;
+    set_size_and_guards(h, client_room(h));
+    return h;
+  }
+  header_intact(h, freed);
+  if (*freed) return h;
+  hit = smashed_at(h, false);
+  if (hit) {
+    report_smashed(where_what, hit, h, true);
+    set_size_and_guards(h, h->size);
+  }
+  return h;
+}
+
 GC_API void GC_debug_free(void *p) {
   if (!p) return;
-  void *base = GC_base(p);
   bool freed;
-  struct dbg_header *h = base == (char *)p - sizeof(struct dbg_header) ? header_of(base, &freed) : NULL;
+  struct dbg_header *h = checked_header(p, "GC_debug_free", &freed);
   if (!h) {
     gc_warn("GC Warning: GC_debug_free called on pointer %p without debugging info\n",
             (GC_word)(uintptr_t)p);
@@ -201,19 +288,13 @@ GC_API void GC_debug_free(void *p) {
             (unsigned long)h->line);
     return;
   }
-  char *where = smashed_at(h, false);
-  if (where) {
-    report_smashed("GC_debug_free: found smashed location at", where, h);
-    GC_word end = end_guard_of(h);   /* reported once: later checks see it intact */
-    memcpy((char *)(h + 1) + h->size, &end, sizeof end);
-  }
-  if (gc.kinds[pt_block_of((uintptr_t)base)->kind].uncollectable || GC_find_leak) {
-    GC_free(base);
+  h->guard = FREED_GUARD ^ (GC_word)(uintptr_t)h;   /* a second free is caught */
+  if (gc.kinds[pt_block_of((uintptr_t)h)->kind].uncollectable || GC_find_leak) {
+    GC_free(h);
     return;
   }
   /* Leave it to the collector, poisoned, so later writes show up. */
   memset(p, FREED_FILL, h->size);
-  h->guard = FREED_GUARD ^ (GC_word)(uintptr_t)h;
   LOCK();
   gc.freed_since_gc += h->size;
   UNLOCK();
@@ -225,9 +306,8 @@ GC_API void *GC_debug_realloc(void *p, size_t lb, const char *s, int i) {
     GC_debug_free(p);
     return NULL;
   }
-  void *base = GC_base(p);
   bool freed;
-  struct dbg_header *h = base == (char *)p - sizeof(struct dbg_header) ? header_of(base, &freed) : NULL;
+  struct dbg_header *h = checked_header(p, "GC_debug_realloc", &freed);
   if (!h) {
     gc_warn("GC Warning: GC_debug_realloc called on pointer %p without debugging info\n",
             (GC_word)(uintptr_t)p);
@@ -238,7 +318,7 @@ GC_API void *GC_debug_realloc(void *p, size_t lb, const char *s, int i) {
             (unsigned long)h->line);
     return NULL;
   }
-  int kind = pt_block_of((uintptr_t)base)->kind;
+  int kind = pt_block_of((uintptr_t)h)->kind;
   void *q = debug_alloc(lb, kind, s, i);
   if (!q) return NULL;
   memcpy(q, p, lb < h->size ? lb : h->size);
@@ -256,62 +336,31 @@ GC_API void GC_debug_ptr_store_and_dirty(void *p, const void *q) { *(const void 
 GC_API void GC_ptr_store_and_dirty(void *p, const void *q) { *(const void **)p = q; }
 
 GC_API void GC_debug_register_displacement(size_t offset) {
-  GC_register_displacement(offset);
-  GC_register_displacement(offset + sizeof(struct dbg_header));
+  mark_register_displacement(offset);
+  mark_register_displacement(offset + sizeof(struct dbg_header));
 }
 
-/* Finalizers of debug objects receive the client's pointer, not the base. */
-struct debug_closure { GC_finalization_proc fn; void *cd; };
-
-static void invoke_debug_finalizer(void *base, void *closure) {
-  struct debug_closure *c = closure;
-  c->fn((char *)base + sizeof(struct dbg_header), c->cd);
-}
-
-typedef void (*register_fn)(void *, GC_finalization_proc, void *, GC_finalization_proc *, void **);
-
-static void debug_register(register_fn reg, void *p, GC_finalization_proc fn, void *cd,
-                           GC_finalization_proc *ofn, void **ocd) {
-  void *base = p ? GC_base(p) : NULL;
-  if (!base) {
-    if (ofn) *ofn = NULL;
-    if (ocd) *ocd = NULL;
-    return;
-  }
-  struct debug_closure *c = NULL;
-  if (fn) {
-    c = GC_malloc(sizeof *c);   /* reachable from the registration's client data */
-    if (!c) return;
-    c->fn = fn;
-    c->cd = cd;
-  }
-  GC_finalization_proc old_fn;
-  void *old_cd;
-  reg(base, fn ? invoke_debug_finalizer : NULL, c, &old_fn, &old_cd);
-  if (old_fn == invoke_debug_finalizer && old_cd) {
-    struct debug_closure *old = old_cd;
-    old_fn = old->fn;
-    old_cd = old->cd;
-  }
-  if (ofn) *ofn = old_fn;
-  if (ocd) *ocd = old_cd;
-}
-
+/* A finalizer registered on a debug object is called with the pointer it
+   was registered with (the client's, not the header's), and the tables are
+   keyed by the object's base whatever the pointer (finalize.c): so the
+   debug registrations are the plain ones. bdwgc wraps the finalizer to add
+   the header size to the base, which gives the same pointer for the
+   client's own pointer and loses a displacement. */
 GC_API void GC_debug_register_finalizer(void *p, GC_finalization_proc fn, void *cd,
                                         GC_finalization_proc *ofn, void **ocd) {
-  debug_register(GC_register_finalizer, p, fn, cd, ofn, ocd);
+  GC_register_finalizer(p, fn, cd, ofn, ocd);
 }
 GC_API void GC_debug_register_finalizer_ignore_self(void *p, GC_finalization_proc fn, void *cd,
                                                     GC_finalization_proc *ofn, void **ocd) {
-  debug_register(GC_register_finalizer_ignore_self, p, fn, cd, ofn, ocd);
+  GC_register_finalizer_ignore_self(p, fn, cd, ofn, ocd);
 }
 GC_API void GC_debug_register_finalizer_no_order(void *p, GC_finalization_proc fn, void *cd,
                                                  GC_finalization_proc *ofn, void **ocd) {
-  debug_register(GC_register_finalizer_no_order, p, fn, cd, ofn, ocd);
+  GC_register_finalizer_no_order(p, fn, cd, ofn, ocd);
 }
 GC_API void GC_debug_register_finalizer_unreachable(void *p, GC_finalization_proc fn, void *cd,
                                                     GC_finalization_proc *ofn, void **ocd) {
-  debug_register(GC_register_finalizer_unreachable, p, fn, cd, ofn, ocd);
+  GC_register_finalizer_unreachable(p, fn, cd, ofn, ocd);
 }
 
 /* ---- leak detection ----------------------------------------------------------- */
@@ -405,7 +454,7 @@ void debug_report_leaks(void) {
   }
 }
 
-static void collect_at_exit(void) { GC_gcollect(); }
+static void collect_at_exit(void) { gc_collect_explicit(); }
 
 void debug_init(void) {
   if (os_env_set("GC_FIND_LEAK")) GC_find_leak = 1;

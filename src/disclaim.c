@@ -143,7 +143,7 @@ GC_API void GC_register_disclaim_proc(int kind, GC_disclaim_proc proc, int mark_
     return;
   }
   struct disclaim_kind *d = &disclaim_kinds[kind];
-  if (!d->proc) disclaim_kind_count++;
+  disclaim_kind_count += (proc != NULL) - (d->proc != NULL);   /* NULL: no procedure */
   d->proc = proc;
   d->mark_unconditionally = mark_from_all != 0;
   UNLOCK();
@@ -159,7 +159,7 @@ static int GC_CALLBACK finalized_disclaim(void *obj) {
   if (!(tagged & CLOSURE_TAG)) return 0;   /* allocated without a closure */
   *first = 0;
   const struct GC_finalizer_closure *fc = (const void *)(tagged & ~CLOSURE_TAG);
-  fc->proc(first + 1, fc->cd);
+  if (fc && fc->proc) fc->proc(first + 1, fc->cd);   /* allocated with a NULL closure */
   return 0;
 }
 
@@ -172,8 +172,8 @@ GC_API void GC_init_finalized_malloc(void) {
   /* The client's pointer is one word into the object, and a closure
      pointer carries its tag: both displacements keep objects alive
      without all interior pointers. */
-  GC_register_displacement(sizeof(GC_word));
-  GC_register_displacement(CLOSURE_TAG);
+  mark_register_displacement(sizeof(GC_word));
+  mark_register_displacement(CLOSURE_TAG);
   LOCK();
   if (finalized_kind < 0) {
     unsigned k = GC_new_kind_inner(GC_new_free_list_inner(), GC_DS_LENGTH, 1, 1);
@@ -191,7 +191,7 @@ GC_API void *GC_finalized_malloc(size_t lb, const struct GC_finalizer_closure *f
     GC_init_finalized_malloc();   /* bdwgc requires the call first; be lenient */
     kind = finalized_kind;
   }
-  if (lb > SIZE_MAX - sizeof(GC_word)) return gc_out_of_memory(lb);
+  if (lb > SIZE_MAX - sizeof(GC_word)) return alloc_out_of_memory(lb);
   GC_word *p = alloc_generic(lb + sizeof(GC_word), kind);
   if (!p) return NULL;
   __atomic_store_n(p, (GC_word)fc | CLOSURE_TAG, __ATOMIC_RELEASE);

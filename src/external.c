@@ -13,19 +13,31 @@
  * finalizer that releases its foreign memory; the collector retracts the
  * object's external bytes right after that finalizer has run, so the two
  * cannot drift apart.
+ * Invariants: sums of heap and external bytes saturate at SIZE_MAX, never
+ * wrap; an object's recorded external bytes are at most RECORD_MAX, so no
+ * record can be read as finalize_set_external's "not found" answer.
  */
 #include "internal.h"
 
 _Atomic size_t external_live;        /* foreign bytes reported and not retracted */
 _Atomic size_t external_since_gc;    /* reported since the last collection */
 
+/* finalize_set_external answers (size_t)-1 for "no such object": a record
+   holds one byte less at most (the counters saturate far below anyway). */
+#define RECORD_MAX (SIZE_MAX - 1)
+
+static size_t record_bytes(size_t bytes) { return bytes > RECORD_MAX ? RECORD_MAX : bytes; }
+
+static size_t since_last_collection(void) {
+  return size_add_saturated(gc.bytes_since_gc,
+                            atomic_load_explicit(&external_since_gc, memory_order_relaxed));
+}
+
 static void collect_if_due(void) {
   if (GC_dont_gc || !gc.initialized || gc.no_automatic_collection) return;
-  size_t since = gc.bytes_since_gc + atomic_load_explicit(&external_since_gc, memory_order_relaxed);
-  if (since < gc.min_bytes_allocd) return;
+  if (since_last_collection() < gc.min_bytes_allocd) return;
   LOCK();
-  since = gc.bytes_since_gc + atomic_load_explicit(&external_since_gc, memory_order_relaxed);
-  if (since >= gc.min_bytes_allocd && !GC_dont_gc) gc_collect_locked("external memory");
+  if (since_last_collection() >= gc.min_bytes_allocd && !GC_dont_gc) gc_collect_locked("external memory");
   UNLOCK();
   finalize_run_pending();
 }
@@ -35,7 +47,7 @@ static void saturating_add(_Atomic size_t *counter, size_t bytes) {
   size_t now = atomic_load_explicit(counter, memory_order_relaxed);
   size_t next;
   do {
-    next = now > SIZE_MAX - bytes ? SIZE_MAX : now + bytes;
+    next = size_add_saturated(now, bytes);
   } while (!atomic_compare_exchange_weak_explicit(counter, &now, next, memory_order_relaxed,
                                                   memory_order_relaxed));
 }
@@ -72,6 +84,7 @@ BIBOP_API void *bibop_malloc_external(size_t lb, size_t external_bytes,
      return the new object is held only by this frame, which a thread in
      precise mode does not scan. */
   gc_ensure_init();
+  external_bytes = record_bytes(external_bytes);
   external_report(external_bytes);
   collect_if_due();
   void *obj = GC_malloc(lb);
@@ -83,6 +96,7 @@ BIBOP_API void *bibop_malloc_external(size_t lb, size_t external_bytes,
 }
 
 BIBOP_API int bibop_resize_external(void *obj, size_t external_bytes) {
+  external_bytes = record_bytes(external_bytes);
   size_t old = finalize_set_external(obj, external_bytes);
   if (old == (size_t)-1) return -1;
   if (external_bytes > old) {

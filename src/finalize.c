@@ -15,6 +15,12 @@
  *      finalizer has run (Java-style, whatever GC_java_finalization says);
  *      "unreachable" finalizers are queued only if still unmarked then;
  *   5. long links to objects still unmarked are cleared.
+ * Every table is keyed by the object's base (GC_base), whatever pointer into
+ * the object the client registered with: a tagged pointer (ECL's conses,
+ * start + 1) or any other interior pointer names its object, and a second
+ * registration through another pointer into the same object finds the
+ * first. The pointer is kept as given: a finalizer is called with it, a
+ * toggle-ref callback receives it, a link is cleared (or left) for it.
  * Queued finalizers run outside the lock, never inside the collector and
  * never re-entrantly on one thread: from GC_invoke_finalizers, or after an
  * allocation or GC_gcollect unless GC_finalize_on_demand (then the
@@ -30,7 +36,8 @@ enum fin_mode { FIN_NORMAL, FIN_IGNORE_SELF, FIN_NO_ORDER, FIN_UNREACHABLE };
 struct hnode { struct hnode *next; uintptr_t key; };
 
 struct fin_entry {
-  struct hnode h;                 /* key: the object */
+  struct hnode h;                 /* key: the object's base */
+  void *obj;                      /* as registered: what fn is called with */
   GC_finalization_proc fn;
   void *cd;
   enum fin_mode mode;
@@ -41,7 +48,8 @@ struct fin_entry {
 
 struct link_entry {
   struct hnode h;                 /* key: the link's address */
-  void *obj;
+  void *obj;                      /* as registered */
+  uintptr_t obj_base;             /* its object's base: what must be marked */
 };
 
 struct table { struct hnode **buckets; size_t nbuckets, count; };
@@ -50,7 +58,6 @@ static struct table finalizers, short_links, long_links;
 static struct fin_entry *queue_head, *queue_tail;   /* ready to run */
 static size_t queue_length;
 static __thread bool running_finalizers;
-volatile bool finalize_pending;                     /* hint read without the lock */
 
 static size_t bucket_of(const struct table *t, uintptr_t key) {
   return (size_t)((key >> 4) * 0x9E3779B97F4A7C15ull >> 20) & (t->nbuckets - 1);
@@ -110,14 +117,25 @@ static void table_filter(struct table *t, bool (*fn)(struct hnode *), size_t siz
   }
 }
 
+/* The key of obj's entries: its object's base, 0 if obj is in no object. */
+static uintptr_t object_key(const void *obj) {
+  return obj ? (uintptr_t)object_base((void *)obj) : 0;
+}
+
 /* ---- the collector's side -------------------------------------------------------- */
 
 /* ---- toggle references ------------------------------------------------------- */
 
 /* Objects whose strength the client decides at every collection: the
    callback answers STRONG (a root this cycle), WEAK (kept only if reachable
-   otherwise; forgotten once it dies) or DROP (forgotten now). */
-struct toggleref { void *obj; bool strong; };
+   otherwise; forgotten once it dies) or DROP (forgotten now). As in bdwgc,
+   an object is added only while a callback is set (otherwise nobody would
+   ever let it go), and the callback never sees NULL: NULL is refused. */
+struct toggleref {
+  void *obj;          /* as added: what the callback receives */
+  void *base;         /* its object's start: marked while strong */
+  bool strong;
+};
 static struct meta_vec togglerefs = { .item_size = sizeof(struct toggleref) };
 static GC_toggleref_func toggleref_func;
 
@@ -130,8 +148,8 @@ static void process_togglerefs(void) {
     if (status == GC_TOGGLE_REF_DROP) continue;
     t.strong = status == GC_TOGGLE_REF_STRONG;
     META_VEC_AT(&togglerefs, struct toggleref, kept++) = t;
-    if (t.strong) mark_range(&META_VEC_AT(&togglerefs, struct toggleref, kept - 1).obj,
-                             &META_VEC_AT(&togglerefs, struct toggleref, kept - 1).obj + 1);
+    if (t.strong) mark_range(&META_VEC_AT(&togglerefs, struct toggleref, kept - 1).base,
+                             &META_VEC_AT(&togglerefs, struct toggleref, kept - 1).base + 1);
   }
   togglerefs.count = kept;
 }
@@ -140,7 +158,7 @@ static void forget_dead_togglerefs(void) {
   size_t kept = 0;
   for (size_t i = 0; i < togglerefs.count; i++) {
     struct toggleref t = META_VEC_AT(&togglerefs, struct toggleref, i);
-    if (t.strong || mark_is_marked(t.obj)) META_VEC_AT(&togglerefs, struct toggleref, kept++) = t;
+    if (t.strong || mark_is_marked(t.base)) META_VEC_AT(&togglerefs, struct toggleref, kept++) = t;
   }
   togglerefs.count = kept;
 }
@@ -154,12 +172,16 @@ GC_API GC_toggleref_func GC_get_toggleref_func(void) { return toggleref_func; }
 
 GC_API int GC_toggleref_add(void *obj, int is_strong) {
   gc_ensure_init();
-  if (!obj || GC_base(obj) != obj) return GC_NOT_FOUND;
-  struct toggleref t = { obj, is_strong != 0 };
+  void *base = (void *)object_key(obj);
   LOCK();
-  bool ok = meta_vec_push(&togglerefs, &t);
+  int result = GC_SUCCESS;   /* no callback: ignored, as bdwgc */
+  if (toggleref_func && !base) result = GC_NOT_FOUND;
+  else if (toggleref_func) {
+    struct toggleref t = { obj, base, is_strong != 0 };
+    if (!meta_vec_push(&togglerefs, &t)) result = GC_NO_MEMORY;
+  }
   UNLOCK();
-  return ok ? GC_SUCCESS : GC_NO_MEMORY;
+  return result;
 }
 
 void finalize_mark_roots(void) {
@@ -177,13 +199,13 @@ void finalize_mark_roots(void) {
 
 /* A link inside a heap object that is now garbage must not be written. */
 static bool link_is_dangling(struct hnode *h) {
-  void *container = GC_base((void *)h->key);
+  void *container = object_base((void *)h->key);
   return container && !mark_is_marked(container);
 }
 
 static bool clear_if_unreachable(struct hnode *h) {
   struct link_entry *l = (struct link_entry *)h;
-  if (mark_is_marked(l->obj)) return false;
+  if (mark_is_marked((void *)l->obj_base)) return false;
   *(void **)h->key = NULL;
   return true;
 }
@@ -255,7 +277,7 @@ static void discard_entry(struct fin_entry *e) {
 
 void finalize_forget_object(void *obj) {
   if (!finalizers.count) return;
-  struct hnode **p = table_find(&finalizers, (uintptr_t)obj);
+  struct hnode **p = table_find(&finalizers, object_key(obj));
   if (p) discard_entry((struct fin_entry *)table_unlink(&finalizers, p));
 }
 
@@ -267,13 +289,15 @@ static void register_finalizer(void *obj, GC_finalization_proc fn, void *cd,
   GC_finalization_proc old_fn = NULL;
   void *old_cd = NULL;
   LOCK();
-  if (obj && GC_base(obj) == obj) {
-    struct hnode **p = table_find(&finalizers, (uintptr_t)obj);
+  uintptr_t key = object_key(obj);
+  if (key) {
+    struct hnode **p = table_find(&finalizers, key);
     if (p) {
       struct fin_entry *e = (struct fin_entry *)*p;
       old_fn = e->fn;
       old_cd = e->cd;
       if (fn) {
+        e->obj = obj;
         e->fn = fn;
         e->cd = cd;
         e->mode = mode;
@@ -283,7 +307,8 @@ static void register_finalizer(void *obj, GC_finalization_proc fn, void *cd,
     } else if (fn) {
       struct fin_entry *e = meta_alloc(sizeof *e);
       if (e) {
-        e->h.key = (uintptr_t)obj;
+        e->h.key = key;
+        e->obj = obj;
         e->fn = fn;
         e->cd = cd;
         e->mode = mode;
@@ -314,23 +339,31 @@ GC_API void GC_register_finalizer_unreachable(void *obj, GC_finalization_proc fn
   register_finalizer(obj, fn, cd, ofn, ocd, FIN_UNREACHABLE);
 }
 
+/* A link is a word-aligned address other than NULL. */
+static bool link_address_ok(void **link) {
+  if (link && !((uintptr_t)link & (sizeof(void *) - 1))) return true;
+  gc_warn("GC Warning: bad disappearing link address %p\n", (GC_word)(uintptr_t)link);
+  return false;
+}
+
 static int register_link(struct table *t, void **link, const void *obj) {
-  if (!link || ((uintptr_t)link & (sizeof(void *) - 1))) {
-    gc_warn("GC Warning: bad disappearing link address %p\n", (GC_word)(uintptr_t)link);
-    return GC_NOT_FOUND;
-  }
+  if (!link_address_ok(link) || !obj) return GC_NOT_FOUND;
   gc_ensure_init();
   LOCK();
+  uintptr_t obj_base = object_key(obj);
   int result = GC_DUPLICATE;
   struct hnode **existing = table_find(t, (uintptr_t)link);
   if (existing) {
-    ((struct link_entry *)*existing)->obj = (void *)obj;   /* now follows obj, as bdwgc */
+    struct link_entry *l = (struct link_entry *)*existing;   /* now follows obj, as bdwgc */
+    l->obj = (void *)obj;
+    l->obj_base = obj_base;
   } else {
     struct link_entry *l = meta_alloc(sizeof *l);
     result = GC_NO_MEMORY;
     if (l) {
       l->h.key = (uintptr_t)link;
       l->obj = (void *)obj;
+      l->obj_base = obj_base;
       if (table_insert(t, &l->h)) result = GC_SUCCESS;
       else meta_free(l, sizeof *l);
     }
@@ -348,6 +381,7 @@ static int unregister_link(struct table *t, void **link) {
 }
 
 static int move_link(struct table *t, void **link, void **new_link) {
+  if (!link_address_ok(new_link)) return GC_NOT_FOUND;
   LOCK();
   int result = GC_NOT_FOUND;
   struct hnode **p = table_find(t, (uintptr_t)link);
@@ -371,7 +405,7 @@ GC_API int GC_general_register_disappearing_link(void **link, const void *obj) {
   return register_link(&short_links, link, obj);
 }
 GC_API int GC_register_disappearing_link(void **link) {
-  void *base = link ? GC_base(link) : NULL;
+  void *base = link ? object_base(link) : NULL;
   if (!base) return GC_NOT_FOUND;
   return register_link(&short_links, link, base);
 }
@@ -408,7 +442,7 @@ GC_API int GC_invoke_finalizers(void) {
       queue_head = e->queue_next;
       if (!queue_head) queue_tail = NULL;
       queue_length--;
-      obj = (void *)e->h.key;
+      obj = e->obj;
       cd = e->cd;
       fn = e->fn;
       external = e->external;
@@ -458,11 +492,11 @@ GC_API GC_finalizer_notifier_proc GC_get_finalizer_notifier(void) { return GC_fi
 /* ---- external memory owned by finalizable objects (external.c) ------------- */
 
 /* Register fn as obj's no-order finalizer owning `bytes` foreign bytes.
-   Returns false if obj is not an object start or memory is short. */
+   Returns false if obj is in no heap object or memory is short. */
 bool finalize_register_external(void *obj, GC_finalization_proc fn, void *cd, size_t bytes) {
   register_finalizer(obj, fn, cd, NULL, NULL, FIN_NO_ORDER);
   LOCK();
-  struct hnode **p = table_find(&finalizers, (uintptr_t)obj);
+  struct hnode **p = table_find(&finalizers, object_key(obj));
   if (p) {
     ((struct fin_entry *)*p)->external = bytes;
     ((struct fin_entry *)*p)->owns_external = true;
@@ -475,6 +509,7 @@ bool finalize_register_external(void *obj, GC_finalization_proc fn, void *cd, si
    (size_t)-1 if obj has no external-memory finalizer. */
 size_t finalize_set_external(void *obj, size_t bytes) {
   LOCK();
+  /* Keys are bases: bibop_resize_external takes only the object's start. */
   struct hnode **p = table_find(&finalizers, (uintptr_t)obj);
   size_t old = (size_t)-1;
   if (p && ((struct fin_entry *)*p)->owns_external) {

@@ -9,6 +9,18 @@
  * Invariants: a free run's first block has state FREE and its length, its
  * last block has state FREE and points to the first; blocks in between read
  * FREE or UNUSED, which the marker skips alike. All under the allocation lock.
+ *
+ * Large objects' tails: every block of a large object but the first reads
+ * LARGE_TAIL with its head, through the page table. A region that an object
+ * covers whole would need 65,536 identical tails (4 MiB of descriptors), so
+ * all such regions but the first of an object borrow that first one's
+ * array through their page-table slots (pt_lend_region): a huge object
+ * costs one array plus its partial regions, not 1/64 of its size. Only
+ * tails are ever read through a borrowed slot, and a tail is only ever
+ * followed to its head (never block_addr), so the borrowed array answers
+ * for every region it stands in for. The slots are given back before the
+ * object's blocks are freed. Not with the legacy hash page table, which
+ * maps every page to its region's own descriptor.
  */
 #include "internal.h"
 
@@ -30,6 +42,14 @@ static unsigned bucket_of(size_t nblocks) {
 void heap_init(void) {}
 
 size_t heap_blocks_in_use(void) { return gc.blocks_in_use; }
+
+/* Committed bytes in no SMALL or LARGE block (bdwgc's free bytes: free
+   slots inside blocks do not count). Blocks in use lie in committed chunks,
+   so this never exceeds the committed heap. */
+size_t heap_free_bytes(void) {
+  size_t heap = arena_committed_bytes(), used = gc.blocks_in_use * BLOCK_BYTES;
+  return heap > used ? heap - used : 0;
+}
 
 static size_t block_index_in_chunk(const struct block *b) {
   return (size_t)(b - block_array_of(b)) & (BLOCKS_PER_CHUNK - 1);
@@ -59,6 +79,12 @@ static void run_insert(struct block *head, size_t n) {
 /* Free [first, first+n) inside one chunk: coalesce with free neighbours in
    the same chunk; a whole free chunk goes back to the arena. */
 static void free_within_chunk(struct block *first, size_t n) {
+  if (n == BLOCKS_PER_CHUNK) {                   /* nothing to coalesce with */
+    char *chunk = block_addr(first);
+    pt_drop_descriptors(first, BLOCKS_PER_CHUNK);
+    arena_free_chunks(chunk, 1);
+    return;
+  }
   memset(first, 0, n * sizeof *first);           /* no stale object states */
   size_t idx = block_index_in_chunk(first);
   if (idx > 0 && first[-1].state == BLOCK_FREE) {
@@ -86,6 +112,37 @@ static void free_within_chunk(struct block *first, size_t n) {
     return;
   }
   run_insert(first, n);
+}
+
+void heap_set_large_tails(struct block *h, size_t nblocks) {
+  uintptr_t a = (uintptr_t)block_addr(h) + BLOCK_BYTES;
+  uintptr_t end = (uintptr_t)block_addr(h) + nblocks * BLOCK_BYTES;
+  struct block *shared = NULL;   /* the array of the first region covered whole */
+  while (a < end) {
+    uintptr_t region_end = (a | (REGION_BYTES - 1)) + 1;
+    uintptr_t stop = end < region_end ? end : region_end;
+    bool whole = stop - a == REGION_BYTES;
+    if (whole && shared && !pagehash_enabled) {
+      pt_lend_region(a, shared);
+    } else {
+      struct block *t = pt_block_of(a);
+      if (whole && !shared) shared = t;
+      for (uintptr_t x = a; x < stop; x += BLOCK_BYTES, t++) {
+        t->state = BLOCK_LARGE_TAIL;
+        t->head = h;
+      }
+    }
+    a = stop;
+  }
+}
+
+void heap_free_large(struct block *h) {
+  size_t nblocks = h->u.large.nblocks;
+  uintptr_t start = (uintptr_t)block_addr(h), end = start + nblocks * BLOCK_BYTES;
+  /* Regions covered whole start at region boundaries after the first block. */
+  for (uintptr_t a = (start | (REGION_BYTES - 1)) + 1; a + REGION_BYTES <= end; a += REGION_BYTES)
+    pt_reclaim_region(a);
+  heap_free_blocks(h, nblocks);
 }
 
 void heap_free_blocks(struct block *first, size_t nblocks) {

@@ -16,7 +16,9 @@
  * descriptors (struct block, 64 bytes each), one per 4 KiB of the region. The
  * array is reserved with MAP_NORESERVE and only the entries of committed
  * chunks are ever touched; a chunk that goes back to the arena has its
- * descriptors' pages dropped, so they read as zero = BLOCK_UNUSED.
+ * descriptors' pages dropped, so they read as zero = BLOCK_UNUSED. A region
+ * covered whole by one large object (not its first such region) has its
+ * page-table slot lent to that first region's array of tails (heap.c).
  *
  * The PAGE TABLE is one static array of 2^20 pointers indexed by addr >> 28
  * (the 48-bit user address space). An entry is NULL (the address is not in
@@ -65,6 +67,13 @@
 #include <stdio.h>
 #include <pthread.h>
 
+/* The public headers declare some parameters nonnull (GC_ATTR_NONNULL): a
+   hint for clients' compilers. bdwgc ignores or rejects such calls all the
+   same, and so must bibop; but a definition that saw the attribute would
+   let the optimizer delete every NULL guard on those parameters (the
+   attribute promises NULL never comes), so inside the library it is empty.
+   -Wnonnull-compare stays on for everything else. */
+#define GC_ATTR_NONNULL(argnum)
 #include "gc/gc.h"
 #include "gc/gc_mark.h"
 #include "bibop.h"
@@ -187,6 +196,8 @@ struct region_info {
                                           slot that only describes static ranges */
   uint8_t chunk_committed[CHUNKS_PER_REGION];
   uint8_t chunk_dirty[CHUNKS_PER_REGION];   /* may hold nonzero bytes */
+  uint8_t chunk_returned[CHUNKS_PER_REGION];  /* decommitted after use, not committed since:
+                                                 part of the heap's unmapped bytes */
   uint32_t chunk_freed_at[CHUNKS_PER_REGION]; /* gc_no when it became free */
   uint64_t *static_pages;              /* static-only slot: one bit per 4 KiB page,
                                           set for pages of registered static ranges */
@@ -270,7 +281,18 @@ BIBOP_INTERNAL void pt_init(void);
 BIBOP_INTERNAL size_t pt_heap_region_count(void);
 BIBOP_INTERNAL struct block *pt_heap_region(size_t i);   /* descriptor array, 0 <= i < count */
 BIBOP_INTERNAL struct block *pt_add_region(char *base);  /* returns descriptor array */
+/* Undo pt_add_region for a region that never held a block (a reservation
+   that failed): its slot is cleared and its descriptors unmapped. */
+BIBOP_INTERNAL void pt_remove_region(char *base);
 BIBOP_INTERNAL void pt_drop_descriptors(struct block *first, size_t n);
+/* The slot of the heap region at base reads shared (another region's
+   array, of tails of one large object covering both) until reclaimed. */
+BIBOP_INTERNAL void pt_lend_region(uintptr_t base, struct block *shared);
+BIBOP_INTERNAL void pt_reclaim_region(uintptr_t base);
+/* A heap region's own array is not what its slot reads: lent out. */
+static inline bool pt_region_lent(struct block *blocks) {
+  return pt_table[(uintptr_t)pt_region_info(blocks)->base >> REGION_SHIFT] != blocks;
+}
 BIBOP_INTERNAL extern size_t pt_range_count;
 BIBOP_INTERNAL int pt_range_add(uintptr_t lo, uintptr_t hi, bibop_addr_class cls);
 BIBOP_INTERNAL int pt_range_remove(uintptr_t lo);
@@ -331,6 +353,7 @@ static inline void os_cpu_relax(void) {
 #endif
 }
 BIBOP_INTERNAL bool os_commit(void *p, size_t bytes, bool huge);
+BIBOP_INTERNAL size_t os_commit_limit(void);   /* largest commit the system could back */
 BIBOP_INTERNAL void os_decommit(void *p, size_t bytes);
 BIBOP_INTERNAL void os_discard(void *p, size_t bytes);   /* contents to zero, stays mapped */
 BIBOP_INTERNAL void os_unmap(void *p, size_t bytes);
@@ -359,8 +382,14 @@ BIBOP_INTERNAL char *arena_alloc_chunks(size_t n, bool *fresh);
 BIBOP_INTERNAL void arena_free_chunks(char *p, size_t n);
 /* Decommit chunks free for at least `age` collections (0: all free ones). */
 BIBOP_INTERNAL size_t arena_decommit_idle(unsigned long gc_no, unsigned long age);
-BIBOP_INTERNAL size_t arena_committed_bytes(void);
-BIBOP_INTERNAL size_t arena_unmapped_bytes(void);
+/* Commit n more chunks as free ones (GC_expand_hp, GC_INITIAL_HEAP_SIZE);
+   all or nothing. */
+BIBOP_INTERNAL bool arena_expand(size_t nchunks);
+/* Keep committed memory within bytes (rounded up to chunks); 0: no limit. */
+BIBOP_INTERNAL void arena_set_heap_limit(size_t bytes);
+BIBOP_INTERNAL size_t arena_committed_bytes(void);   /* the heap: GC_get_heap_size */
+BIBOP_INTERNAL size_t arena_unmapped_bytes(void);    /* decommitted after use */
+BIBOP_INTERNAL size_t arena_reserved_bytes(void);    /* address space of all regions */
 BIBOP_INTERNAL bool arena_contains(uintptr_t w);  /* inside a region of ours */
 
 /* ---- heap: blocks and size classes (heap.c) -------------------------------- */
@@ -395,9 +424,13 @@ struct alloc_cache {
 BIBOP_INTERNAL void heap_init(void);
 BIBOP_INTERNAL struct block *heap_alloc_blocks(size_t nblocks, bool *zeroed);
 BIBOP_INTERNAL void heap_free_blocks(struct block *first, size_t nblocks);
+/* A large object's tails (heap.c: regions it covers whole share one array). */
+BIBOP_INTERNAL void heap_set_large_tails(struct block *head, size_t nblocks);
+BIBOP_INTERNAL void heap_free_large(struct block *head);   /* its blocks, and slots lent */
 BIBOP_INTERNAL struct block *heap_new_small_block(int kind, unsigned granules);
 BIBOP_INTERNAL void heap_release_small_block(struct block *b);
 BIBOP_INTERNAL size_t heap_blocks_in_use(void);
+BIBOP_INTERNAL size_t heap_free_bytes(void);   /* committed, in no block in use */
 
 /* Object start of interior address w in small block b, or NULL (tail waste). */
 static inline char *small_object_start(const struct block *b, uintptr_t w, unsigned *index) {
@@ -406,6 +439,36 @@ static inline char *small_object_start(const struct block *b, uintptr_t w, unsig
   if (i >= b->nobjs) return NULL;
   *index = i;
   return (char *)(w - off) + (size_t)i * b->obj_bytes;
+}
+
+/* The start of the heap object holding p (GC_base), or NULL: any word is
+   safe to ask about (the page table classifies it first). */
+static inline void *object_base(const void *p) {
+  struct block *b = pt_block_of((uintptr_t)p);
+  if (!b) return NULL;
+  switch (b->state) {
+    case BLOCK_SMALL: {
+      unsigned i;
+      return small_object_start(b, (uintptr_t)p, &i);
+    }
+    case BLOCK_LARGE:
+      return block_addr(b);
+    case BLOCK_LARGE_TAIL:
+      return b->head->state == BLOCK_LARGE ? block_addr(b->head) : NULL;
+    default:
+      return NULL;
+  }
+}
+
+/* The size of the object p starts (GC_size): its size class or the large
+   object's size; 0 for anything else. */
+static inline size_t object_size(const void *p) {
+  struct block *b = pt_block_of((uintptr_t)p);
+  if (!b) return 0;
+  if (b->state == BLOCK_SMALL) return b->obj_bytes;
+  if (b->state == BLOCK_LARGE_TAIL) b = b->head;
+  if (b->state == BLOCK_LARGE) return b->u.large.bytes;
+  return 0;
 }
 
 /* The heap part of classification: lock-free (page-table entries are only
@@ -427,6 +490,12 @@ static inline bibop_addr_class pt_classify_heap(uintptr_t w) {
   }
 }
 
+/* Byte counts that may add up past SIZE_MAX (external memory is reported
+   by the client) saturate rather than wrap. */
+static inline size_t size_add_saturated(size_t a, size_t b) {
+  return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
 static inline uint32_t reciprocal_of(uint32_t size) {
   return (uint32_t)((((uint64_t)1 << 32) + size - 1) / size);
 }
@@ -435,14 +504,19 @@ static inline uint32_t reciprocal_of(uint32_t size) {
 
 /* A registered thread. Fields change under the allocation lock, except
    stack_ptr and the acks, which the thread's own signal handler writes while
-   the collector waits for them. */
+   the collector waits for them, and stack_base, which GC_set_stackbottom
+   may move without it (read it through threads_stack_base). */
 struct gc_thread {
   pthread_t id;
-  char *stack_base;            /* highest address of its stack */
+  char *stack_base;            /* highest address of its (current) stack */
   char *stack_ptr;             /* lowest live address while stopped or blocking */
-  char *stack_limit;           /* lowest address its stack may grow to; NULL if unknown */
+  char *stack_limit;           /* the stack the system gave it: [stack_limit, */
+  char *system_stack_hi;       /* system_stack_hi); both NULL if unknown */
   bool spinning;               /* polling for the restart in the suspend handler */
   struct alloc_cache *cache;
+  bool primordial;             /* the process's first thread: its base is GC_stackbottom */
+  bool outlives_exit;          /* started by GC_pthread_create: kept, finished, until joined */
+  bool finished;               /* exited, not yet joined or detached: never signalled or scanned */
   bool blocking;               /* in GC_do_blocking: not signalled */
   bool precise;                /* bibop_set_precise_stack: stack and registers not scanned */
   bool stopped;                /* signalled in the current stop */
@@ -454,7 +528,19 @@ struct gc_thread {
 };
 
 BIBOP_INTERNAL void threads_init(void);
+/* What the thread registry calls in boxroots, above it (init.c sets them,
+   before threads_init installs the fork handlers). */
+struct thread_hooks {
+  void (*fork_prepare)(void);   /* lock held, before fork */
+  void (*fork_parent)(void);    /* lock held, after fork, in the parent */
+  void (*fork_child)(void);     /* lock held, after fork, in the child */
+  void (*thread_exit)(void);    /* the calling thread leaves the registry */
+};
+BIBOP_INTERNAL void threads_set_hooks(const struct thread_hooks *h);
 BIBOP_INTERNAL struct gc_thread *threads_self(void);
+BIBOP_INTERNAL char *threads_stack_base(const struct gc_thread *t);   /* the highest address */
+BIBOP_INTERNAL char *threads_own_stack_base(void);   /* the calling thread's, registered or not */
+BIBOP_INTERNAL void threads_set_stack_base(struct gc_thread *t, char *base);
 BIBOP_INTERNAL void stopworld_init(void);
 BIBOP_INTERNAL void stopworld_stop(void);
 BIBOP_INTERNAL void stopworld_start(void);
@@ -481,12 +567,15 @@ struct mark_stats {
   uint64_t mark_ns;            /* summed stats only: marking phase duration */
 };
 
-/* ---- the collector's state (collect.c) -------------------------------------- */
+/* ---- the collector's state (state.c), diagnostics (diag.c), initialisation
+        (init.c) and collection (collect.c) ------------------------------------- */
 
 struct gc_state {
   pthread_mutex_t lock;          /* the allocation lock: protects all below */
   bool initialized;
   bool collecting;
+  const char *last_reason;       /* of the current or last collection */
+  uint64_t last_start_ns;        /* its start (os_now_ns) */
   char *collect_entry_sp;        /* while collecting: the collecting thread's
                                     stack from here up is the client's and
                                     its spilled registers (collect.c) */
@@ -503,7 +592,10 @@ struct gc_state {
 
   size_t extra_bytes;            /* 1 with all interior pointers, else 0 */
   size_t blocks_in_use;          /* SMALL and LARGE blocks */
-  size_t heap_budget;            /* GC_get_heap_size: bytes of blocks allowed */
+  size_t heap_budget;            /* pacing: bytes of blocks allowed before collecting
+                                    is considered (GC_get_heap_size is the arena's
+                                    committed bytes) */
+  size_t requested_heap;         /* GC_INITIAL_HEAP_SIZE + GC_expand_hp: the budget's floor */
   size_t max_heap;               /* 0: unlimited */
   size_t bytes_since_gc;         /* allocated since the last collection */
   size_t freed_since_gc;         /* explicitly GC_free'd since then */
@@ -533,6 +625,10 @@ struct gc_state {
 
 BIBOP_INTERNAL extern struct gc_state gc;
 
+static inline size_t round_to_blocks(size_t bytes) {
+  return (bytes + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1);
+}
+
 BIBOP_INTERNAL void gc_lock_contended(void);
 static inline void gc_lock(void) {
   if (LIKELY(pthread_mutex_trylock(&gc.lock) == 0)) return;
@@ -543,20 +639,45 @@ static inline void gc_lock(void) {
 
 BIBOP_INTERNAL void gc_ensure_init(void);
 BIBOP_INTERNAL void gc_collect_locked(const char *reason);
+BIBOP_INTERNAL void gc_collect_explicit(void);
+/* The points of a collection where the features above the collector act
+   (registered by init.c, run in registration order). */
+enum collect_hook_point {
+  HOOK_BEFORE_MARK,       /* world stopped, caches dropped, marks not yet cleared */
+  HOOK_MARK_MORE,         /* roots marked: mark what must survive regardless */
+  HOOK_AFTER_FINALIZE,    /* marking and finalization done: survivors are marked */
+  HOOK_DEAD_KNOWN,        /* allocation windows re-marked: unmarked = dead */
+  HOOK_WORLD_RESTARTED,   /* world running, lock held, before sweep setup */
+  HOOK_COLLECTION_END,    /* the collection's statistics are final */
+  HOOK_POINTS
+};
+BIBOP_INTERNAL void collect_add_hook(enum collect_hook_point point, void (*fn)(void));   /* GC_gcollect: lock, collect, finalizers */
 /* Called by the allocator when n blocks are needed beyond the budget.
    Returns true if the caller should retry (a collection ran or the budget
    grew), false if the heap is exhausted. */
 BIBOP_INTERNAL bool gc_make_room(size_t nblocks);
-BIBOP_INTERNAL void *gc_out_of_memory(size_t bytes);
+/* The blocks gc_make_room made room for were refused by the arena: growth
+   of the budget since it read budget_before is taken back. */
+BIBOP_INTERNAL void gc_undo_growth(size_t budget_before);
+/* GC_expand_hp: commit bytes more of heap and raise the budget by as much. */
+BIBOP_INTERNAL bool gc_expand_heap(size_t bytes);
 BIBOP_INTERNAL void gc_warn(const char *msg, GC_word arg);
 BIBOP_INTERNAL FILE *gc_log(void);          /* where statistics go */
 BIBOP_INTERNAL void gc_dump_locked(FILE *out);
 BIBOP_INTERNAL void gc_default_warn_proc(char *msg, GC_word arg);
+BIBOP_INTERNAL void gc_default_abort_func(const char *msg);   /* GC_on_abort's initial value */
 BIBOP_INTERNAL void *gc_default_oom_fn(size_t bytes);
 BIBOP_INTERNAL _Noreturn void gc_abort(const char *msg);
 
 /* ---- allocation (alloc.c) ---------------------------------------------------- */
 
+/* What the allocator calls in finalization, above it (init.c sets them). */
+struct alloc_hooks {
+  void (*object_freed)(void *obj);   /* GC_free'd: forget its finalizer */
+  void (*run_pending)(void);         /* after an allocation, finalize_pending set */
+};
+BIBOP_INTERNAL void alloc_set_hooks(const struct alloc_hooks *h);
+BIBOP_INTERNAL void *alloc_out_of_memory(size_t bytes);   /* warns, calls GC_oom_fn */
 BIBOP_INTERNAL void *alloc_small_slow(int kind, unsigned granules, size_t lb);
 BIBOP_INTERNAL void *alloc_large(int kind, size_t lb);
 BIBOP_INTERNAL void *alloc_generic(size_t lb, int kind);
@@ -610,6 +731,7 @@ BIBOP_INTERNAL extern struct marker main_marker;
 BIBOP_INTERNAL bool marker_init_stack(struct marker *m, size_t entries);
 BIBOP_INTERNAL void marker_drain(struct marker *m);
 BIBOP_INTERNAL void mark_init(void);
+BIBOP_INTERNAL void mark_register_displacement(size_t offset);   /* < BLOCK_BYTES */
 BIBOP_INTERNAL void mark_clear_all(void);          /* start of a collection */
 BIBOP_INTERNAL void mark_range(const void *lo, const void *hi); /* roots, drained */
 BIBOP_INTERNAL void mark_range_stack(const void *lo, const void *hi);
@@ -674,7 +796,7 @@ BIBOP_INTERNAL size_t finalize_set_external(void *obj, size_t bytes);
 BIBOP_INTERNAL void boxroot_mark_roots(void);
 BIBOP_INTERNAL void boxroot_release_empty_pools(void);
 BIBOP_INTERNAL void boxroot_thread_exit(void);
-BIBOP_INTERNAL void boxroot_after_fork(void);
+BIBOP_INTERNAL void boxroot_fork_child(void);     /* after fork, in the child */
 BIBOP_INTERNAL void boxroot_fork_prepare(void);
 BIBOP_INTERNAL void boxroot_fork_release(void);
 
@@ -701,6 +823,5 @@ BIBOP_INTERNAL size_t roots_mark_all(void);   /* returns bytes of roots scanned 
 BIBOP_INTERNAL void roots_exclude(const void *lo, const void *hi);
 BIBOP_INTERNAL void roots_clear_exclusions(void);
 BIBOP_INTERNAL void roots_clear_dead_stack(void);
-BIBOP_INTERNAL bool roots_want_segment(const char *name, void *start, size_t size);
 
 #endif /* BIBOP_INTERNAL_H */

@@ -73,7 +73,7 @@ static struct GC_ms_entry *mark_extended_bitmap(GC_word *addr, struct GC_ms_entr
 static struct GC_ms_entry *mark_typed_array(GC_word *addr, struct GC_ms_entry *msp,
                                             struct GC_ms_entry *msl, GC_word env) {
   size_t elem_bytes = env;
-  size_t words = GC_size(addr) / sizeof(GC_word);
+  size_t words = object_size(addr) / sizeof(GC_word);
   GC_word count = addr[words - 3], elem_descr = addr[words - 2];
   if (!elem_bytes || count > (words * sizeof(GC_word)) / elem_bytes) return msp;
   for (GC_word i = 0; i < count; i++)
@@ -81,7 +81,21 @@ static struct GC_ms_entry *mark_typed_array(GC_word *addr, struct GC_ms_entry *m
   return msp;
 }
 
+/* bdwgc's four predefined kinds, numbered as gc.h numbers them. */
+static void define_builtin_kinds(void) {
+  gc.kinds[KIND_PTRFREE] = (struct kind){ .descr = GC_DS_LENGTH, .add_size = true,
+      .pointer_free = true, .zero_on_alloc = false, .in_use = true };
+  gc.kinds[KIND_NORMAL] = (struct kind){ .descr = GC_DS_LENGTH, .add_size = true,
+      .zero_on_alloc = true, .in_use = true };
+  gc.kinds[KIND_UNCOLLECTABLE] = (struct kind){ .descr = GC_DS_LENGTH, .add_size = true,
+      .uncollectable = true, .zero_on_alloc = true, .in_use = true };
+  gc.kinds[KIND_ATOMIC_UNCOLLECTABLE] = (struct kind){ .descr = GC_DS_LENGTH, .add_size = true,
+      .pointer_free = true, .uncollectable = true, .zero_on_alloc = false, .in_use = true };
+  gc.n_kinds = KIND_BUILTIN_COUNT;
+}
+
 void kinds_init(void) {
+  define_builtin_kinds();
   extended_bitmap_proc = new_proc_locked(mark_extended_bitmap);
   typed_array_proc = new_proc_locked(mark_typed_array);
   /* Per-object descriptor at displacement (size - 8): the last word. */
@@ -168,10 +182,10 @@ GC_API GC_descr GC_make_descriptor(const GC_word *bitmap, size_t len) {
 /* An object of the typed kind with descriptor d in its last word. */
 static void *malloc_typed(size_t lb, GC_descr d, size_t tail_words, GC_word tail[]) {
   size_t extra = tail_words * sizeof(GC_word);
-  if (lb > SIZE_MAX - extra) return gc_out_of_memory(lb);
+  if (lb > SIZE_MAX - extra) return alloc_out_of_memory(lb);
   GC_word *p = alloc_generic(lb + extra, KIND_TYPED);
   if (!p) return NULL;
-  size_t words = GC_size(p) / sizeof(GC_word);
+  size_t words = object_size(p) / sizeof(GC_word);
   for (size_t i = 0; i + 1 < tail_words; i++) p[words - tail_words + i] = tail[i];
   __atomic_store_n(&p[words - 1], d, __ATOMIC_RELEASE);
   return p;
@@ -186,7 +200,7 @@ GC_API void *GC_malloc_explicitly_typed_ignore_off_page(size_t lb, GC_descr d) {
 }
 
 GC_API void *GC_calloc_explicitly_typed(size_t n, size_t lb, GC_descr d) {
-  if (lb && n > SIZE_MAX / lb) return gc_out_of_memory(SIZE_MAX);
+  if (lb && n > SIZE_MAX / lb) return alloc_out_of_memory(SIZE_MAX);
   GC_word tail[2] = { (GC_word)n, d };
   return malloc_typed(n * lb, GC_MAKE_PROC((GC_word)typed_array_proc, (GC_word)lb), 3, tail);
 }

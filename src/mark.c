@@ -53,6 +53,12 @@ bool marker_init_stack(struct marker *m, size_t entries) {
 
 static void read_mark_settings(void);
 
+/* An offset from an object's start that marks it when interior pointers
+   are off (GC_register_displacement; lock held). */
+void mark_register_displacement(size_t offset) {
+  gc.valid_offsets[offset] = 1;
+}
+
 void mark_init(void) {
   main_marker.writes_bits = true;
   if (!marker_init_stack(&main_marker, MARK_STACK_INITIAL_ENTRIES))
@@ -202,6 +208,16 @@ static void fold_block(struct block *b) {
 static unsigned long fold_next;    /* next chunk to fold (atomic) */
 static unsigned long fold_chunks;  /* heap regions x chunks per region, fixed for the phase */
 
+/* The chunk whose descriptors start at first is all one large object (its
+   first and last blocks belong to the same one, and objects are
+   contiguous): a huge object's chunks are skipped, not walked block by
+   block at every collection. */
+static bool chunk_inside_large_object(const struct block *first) {
+  const struct block *last = first + BLOCKS_PER_CHUNK - 1;
+  if (last->state != BLOCK_LARGE_TAIL) return false;
+  return first == last->head || (first->state == BLOCK_LARGE_TAIL && first->head == last->head);
+}
+
 void mark_fold_prepare(void) {
   fold_next = 0;
   fold_chunks = pt_heap_region_count() * CHUNKS_PER_REGION;
@@ -216,7 +232,9 @@ void mark_fold_share(void) {
       struct block *blocks = pt_heap_region(c / CHUNKS_PER_REGION);
       size_t chunk = c % CHUNKS_PER_REGION;
       if (!pt_region_info(blocks)->chunk_committed[chunk]) continue;   /* no descriptors */
+      if (pt_region_lent(blocks)) continue;   /* inside a huge object: its own are unused */
       struct block *b = blocks + chunk * BLOCKS_PER_CHUNK;
+      if (chunk_inside_large_object(b)) continue;   /* no small block: 2 reads, not 512 */
       for (size_t k = 0; k < BLOCKS_PER_CHUNK; k++, b++)
         if (b->state == BLOCK_SMALL && b->marks_in_bytes) fold_block(b);
     }
@@ -436,7 +454,7 @@ static struct mark_entry *scan_indirect(struct marker *m, struct mark_entry *top
     char *type = *(char **)start;
     if (!type) return top;                    /* not initialised yet */
     real = *(GC_word *)(type - where - GC_INDIR_PER_OBJ_BIAS);
-    limit = GC_size(start);
+    limit = object_size(start);
   }
   switch (real & GC_DS_TAGS) {
     case GC_DS_LENGTH:
@@ -864,17 +882,17 @@ GC_API struct GC_ms_entry *GC_mark_and_push(void *obj, struct GC_ms_entry *msp,
 }
 
 GC_API int GC_is_marked(const void *p) {
-  void *base = GC_base((void *)p);
+  void *base = object_base((void *)p);
   return base && mark_is_marked(base);
 }
 
 GC_API void GC_set_mark_bit(const void *p) {
-  void *base = GC_base((void *)p);
+  void *base = object_base((void *)p);
   if (base) mark_set_bit(base, true);
 }
 
 GC_API void GC_clear_mark_bit(const void *p) {
-  void *base = GC_base((void *)p);
+  void *base = object_base((void *)p);
   if (base) mark_set_bit(base, false);
 }
 

@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,6 +53,30 @@ bool os_commit(void *p, size_t bytes, bool huge) {
   if (mprotect(p, bytes, PROT_READ | PROT_WRITE) != 0) return false;
   (void)madvise(p, bytes, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
   return true;
+}
+
+/* The largest single commit the system could back. bibop reserves its
+   address space MAP_NORESERVE, so the kernel's overcommit heuristic never
+   sees its requests; stock bdwgc maps its heap without that flag, and under
+   the default policy (/proc/sys/vm/overcommit_memory = 0) the kernel refuses
+   one mapping larger than RAM + swap. This applies the same rule. Policy 1
+   (always overcommit) refuses nothing; under policy 2 (strict) the kernel
+   charges the commit itself (MAP_NORESERVE is ignored there), so mprotect
+   fails where stock's mmap would. */
+size_t os_commit_limit(void) {
+  char mode = '0';
+  int fd = open("/proc/sys/vm/overcommit_memory", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    if (read(fd, &mode, 1) != 1) mode = '0';
+    close(fd);
+  }
+  if (mode != '0') return SIZE_MAX;
+  struct sysinfo si;
+  if (sysinfo(&si) != 0) return SIZE_MAX;
+  unsigned long long unit = si.mem_unit ? si.mem_unit : 1;
+  unsigned long long pages = (unsigned long long)si.totalram + si.totalswap;
+  if (pages > SIZE_MAX / unit) return SIZE_MAX;
+  return (size_t)(pages * unit);
 }
 
 /* Give the pages back and make the range inaccessible again. */

@@ -2,9 +2,13 @@
  * pagetable.c: the one-level BiBoP page table and the registered ranges.
  *
  * pt_table[addr >> 28] is NULL or the block descriptor array of the region
- * holding addr (layout in internal.h). Entries are only ever added, never
- * removed (regions are reserved for the life of the process), so a reader
- * needs no lock: it sees NULL or a descriptor array that stays valid.
+ * holding addr (layout in internal.h), or, while a large object covers the
+ * region whole, the array of that object's first such region (lent: every
+ * descriptor there is a tail of the object, heap.c). Entries stay once a
+ * region holds blocks (regions are kept for the life of the process), so a
+ * reader needs no lock: it sees NULL or a descriptor array that stays
+ * valid; only a reservation that failed before any block was handed out
+ * removes its entries again (pt_remove_region).
  * Static and foreign ranges registered through bibop.h are kept in a small
  * sorted table consulted when classifying for the user and when choosing
  * roots. Static ranges are also entered in the page table itself, so that
@@ -92,6 +96,42 @@ struct block *pt_add_region(char *base) {
       pagehash_insert((uintptr_t)base + (i << BLOCK_SHIFT), &blocks[i]);
   set_slot(slot, blocks);
   return blocks;
+}
+
+/* Only the regions of a reservation that is being undone, last added
+   first, none of which ever held a block. Lock-free readers (bibop_classify,
+   GC_base) could only be looking at such a region with a word that never
+   pointed to an object. With the legacy hash on, its entries still point
+   into the array, which then stays mapped (all UNUSED). */
+void pt_remove_region(char *base) {
+  struct block **slot = &pt_table[(uintptr_t)base >> REGION_SHIFT];
+  struct block *blocks = *slot;
+  if (!blocks || !pt_is_heap_array(blocks)) return;
+  __atomic_store_n(slot, NULL, __ATOMIC_RELEASE);
+  struct block **arrays = heap_arrays.items;
+  for (size_t i = heap_arrays.count; i-- > 0;)
+    if (arrays[i] == blocks) {
+      meta_vec_remove(&heap_arrays, i);
+      break;
+    }
+  if (!pagehash_enabled)
+    os_unmap((char *)blocks - REGION_INFO_BYTES,
+             REGION_INFO_BYTES + DESCRIPTOR_ARRAY_BYTES + MARK_BYTES_PER_REGION);
+}
+
+void pt_lend_region(uintptr_t base, struct block *shared) {
+  __atomic_store_n(&pt_table[base >> REGION_SHIFT], shared, __ATOMIC_RELEASE);
+}
+
+/* The region's own array is found among the heap arrays by its base: a few
+   dozen at most, and this runs once per region when a huge object dies. */
+void pt_reclaim_region(uintptr_t base) {
+  struct block **arrays = heap_arrays.items;
+  for (size_t i = 0; i < heap_arrays.count; i++)
+    if ((uintptr_t)pt_region_info(arrays[i])->base == base) {
+      __atomic_store_n(&pt_table[base >> REGION_SHIFT], arrays[i], __ATOMIC_RELEASE);
+      return;
+    }
 }
 
 /* Mark the pages of [lo, hi) (a static range) as static or not in their

@@ -13,8 +13,6 @@
 
 #include <link.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 struct root_range { uintptr_t lo, hi; };
 
@@ -24,11 +22,10 @@ struct root_range { uintptr_t lo, hi; };
 
 static struct meta_vec user_roots = { .item_size = sizeof(struct root_range) };
 static struct meta_vec exclusions = { .item_size = sizeof(struct root_range) }; /* sorted */
-static void *main_stack_base;
+static GC_has_static_roots_func has_static_roots;   /* the client's filter of segments */
 static size_t scanned_bytes;
 
 void roots_init(void) {
-  main_stack_base = GC_stackbottom ? (void *)GC_stackbottom : os_main_stack_base();
   roots_exclude(pt_table, pt_table + PT_ENTRIES);
   roots_exclude(&gc, &gc + 1);
 }
@@ -104,7 +101,7 @@ static int scan_object_segments(struct dl_phdr_info *info, size_t size, void *se
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W)) continue;
     uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-    if (!roots_want_segment(info->dlpi_name, (void *)lo, ph->p_memsz)) continue;
+    if (has_static_roots && !has_static_roots(info->dlpi_name, (void *)lo, ph->p_memsz)) continue;
     scan_root_range(lo, lo + ph->p_memsz);
   }
   return 0;
@@ -114,17 +111,9 @@ static int segment_callback(struct dl_phdr_info *info, size_t size, void *data) 
   return scan_object_segments(info, size, data);
 }
 
+/* A coroutine runtime may move it between collections (threads.c). */
 static void *current_stack_base(void) {
-  struct gc_thread *me = threads_self();
-  if (me) return me->stack_base;
-  if (syscall(SYS_gettid) == getpid()) return main_stack_base;
-  pthread_attr_t attr;
-  void *addr;
-  size_t size;
-  if (pthread_getattr_np(pthread_self(), &attr) != 0) return NULL;
-  pthread_attr_getstack(&attr, &addr, &size);
-  pthread_attr_destroy(&attr);
-  return (char *)addr + size;
+  return threads_own_stack_base();
 }
 
 static void scan_stack(uintptr_t lo, uintptr_t hi) {
@@ -159,12 +148,15 @@ GC_API void *GC_clear_stack(void *arg) {
 }
 
 /* Other registered threads: stopped or suspended ones from where their
-   handler stood, blocking ones from where they entered GC_do_blocking. */
+   handler stood, blocking ones from where they entered GC_do_blocking, up
+   to their current stack bottom. Finished ones have no stack. */
 static void scan_other_threads(void) {
   struct gc_thread *self = threads_self();
   for (struct gc_thread *t = gc.threads; t; t = t->next) {
-    if (t == self || (!t->stopped && !t->blocking && !t->suspended) || !t->stack_ptr || t->precise) continue;
-    scan_stack((uintptr_t)t->stack_ptr, (uintptr_t)t->stack_base);
+    if (t == self || t->finished || (!t->stopped && !t->blocking && !t->suspended) || !t->stack_ptr ||
+        t->precise)
+      continue;
+    scan_stack((uintptr_t)t->stack_ptr, (uintptr_t)threads_stack_base(t));
   }
 }
 
@@ -179,7 +171,6 @@ size_t roots_mark_all(void) {
     struct root_range *r = &META_VEC_AT(&user_roots, struct root_range, i);
     scan_root_range(r->lo, r->hi);
   }
-  finalize_mark_roots();
   boxroot_mark_roots();
   if (!(threads_self() && threads_self()->precise)) scan_own_stack_and_registers();
   scan_other_threads();
@@ -188,6 +179,10 @@ size_t roots_mark_all(void) {
 }
 
 /* ---- the bdwgc root API --------------------------------------------------- */
+
+GC_API void GC_register_has_static_roots_callback(GC_has_static_roots_func fn) {
+  has_static_roots = fn;
+}
 
 GC_API void GC_add_roots(void *lo, void *hi) {
   gc_ensure_init();

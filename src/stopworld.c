@@ -39,6 +39,9 @@
  * whose suspend_requested flag is set waits in it until GC_resume_thread
  * clears the flag, with its stack pointer recorded, so collections scan it
  * without signalling it.
+ *
+ * A finished record (an exited thread not yet joined, threads.c) is never
+ * signalled: nothing runs there to answer.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -102,8 +105,12 @@ static void wait_in_handler(struct gc_thread *me, unsigned long epoch) {
   }
 }
 
+/* Only on the stack the system gave the thread, and only when the thread's
+   stack bottom lies in it too: a coroutine's stack (GC_set_stackbottom)
+   may be small, and end in a guard page. */
 static bool may_volunteer(const struct gc_thread *me, const char *sp) {
-  return me->stack_limit && sp < me->stack_base && me->stack_limit < sp &&
+  const char *base = threads_stack_base(me);
+  return me->stack_limit && me->stack_limit < sp && sp < base && base <= me->system_stack_hi &&
          (size_t)(sp - me->stack_limit) > VOLUNTEER_STACK_ROOM &&
          !__atomic_load_n(&me->suspend_requested, __ATOMIC_ACQUIRE);
 }
@@ -251,7 +258,9 @@ void stopworld_stop(void) {
   __atomic_store_n(&open_epoch, epoch, __ATOMIC_RELEASE);
   for (struct gc_thread *t = gc.threads; t; t = t->next) {
     t->stopped = false;
-    if (t == self || t->blocking || t->vanished || __atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE)) continue;
+    if (t == self || t->blocking || t->vanished || t->finished ||
+        __atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE))
+      continue;
     if (pthread_kill(t->id, suspend_signal) == 0) t->stopped = true;
     else t->vanished = true;
   }
@@ -277,3 +286,16 @@ GC_API void GC_set_thr_restart_signal(int sig) {
 }
 GC_API int GC_get_suspend_signal(void) { return suspend_signal; }
 GC_API int GC_get_thr_restart_signal(void) { return restart_signal; }
+
+/* ---- world stopping for clients --------------------------------------------- */
+
+GC_API void GC_stop_world_external(void) {
+  gc_ensure_init();
+  LOCK();
+  stopworld_stop();
+}
+
+GC_API void GC_start_world_external(void) {
+  stopworld_start();
+  UNLOCK();
+}

@@ -50,7 +50,7 @@ static struct GC_ms_entry *mark_struct_object(GC_word *addr, struct GC_ms_entry 
   GC_word header = addr[0];
   const struct bibop_struct_type *t = (const void *)(header & ~VECTOR_FLAG);
   if (!t) return msp;                       /* not initialised yet */
-  size_t words = GC_size(addr) / sizeof(GC_word);
+  size_t words = object_size(addr) / sizeof(GC_word);
   if (header & VECTOR_FLAG) {
     size_t n = addr[1];
     if (words < 2 || n > (words - 2) / t->nfields) return msp;
@@ -112,7 +112,7 @@ BIBOP_API void *bibop_svector_new(const bibop_struct_type *t, size_t n) {
 
 /* The object header of a structure or vector reference, or NULL. */
 static GC_word *object_of(const void *ref) {
-  GC_word *base = GC_base((void *)ref);
+  GC_word *base = object_base((void *)ref);
   if (!base) return NULL;
   struct block *b = pt_block_of((uintptr_t)base);
   if (!b || b->kind != struct_kind) return NULL;

@@ -9,7 +9,12 @@
  * GC_pthread_create (or pthread_create under GC_THREADS) register themselves
  * before running their start routine; any other thread may call
  * GC_register_my_thread. A pthread key destructor unregisters a thread that
- * exits without doing so, so no stale stack range is left behind.
+ * exits without doing so, so no stale stack range is left behind; a
+ * joinable thread started by GC_pthread_create leaves a *finished* record
+ * (no stack, never signalled) until it is joined or detached, so that
+ * GC_suspend_thread still finds it, as in bdwgc.
+ * Stack bottoms move with coroutines: the main thread's is GC_stackbottom,
+ * read at each use; GC_set_stackbottom moves any thread's.
  * Unregistered threads may allocate (through the shared cache, under the
  * lock) but their stacks are not scanned, as in bdwgc.
  * A joinable thread's result (start routine's return or GC_pthread_exit's
@@ -34,7 +39,14 @@
 
 static __thread struct gc_thread *tl_thread __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
-static int handle_fork = 1;       /* GC_set_handle_fork: 1 auto, -1 manual, 0 off */
+static int handle_fork = 1;
+static struct thread_hooks hooks;   /* set once, by initialisation (init.c) */
+
+void threads_set_hooks(const struct thread_hooks *h) { hooks = *h; }       /* GC_set_handle_fork: 1 auto, -1 auto if possible, 0 manual */
+/* Our pthread_atfork handlers are installed: GC_atfork_* must do nothing,
+   or a client's GC_atfork_prepare would hold the (non-recursive) lock that
+   the handler then takes inside fork(). */
+static bool fork_handled_automatically;
 
 struct gc_thread *threads_self(void) { return tl_thread; }
 
@@ -55,44 +67,71 @@ static bool own_thread_stack(char **lo, char **hi) {
   return true;
 }
 
-/* The lowest address the calling thread's stack may reach, for a stack
-   whose highest address is `base`: NULL if unknown, or if `base` is not in
-   the stack the system gave the thread (a client-provided stack). A
-   volunteer marker needs room below its handler (stopworld.c). */
-static char *own_stack_limit(const char *base) {
-  char *lo, *hi;
-  if (is_main_thread()) {
-    struct rlimit rl;
-    hi = os_main_stack_base();
-    if (!hi || getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-        rl.rlim_cur >= (rlim_t)(uintptr_t)hi)
-      return NULL;
-    lo = hi - rl.rlim_cur;
-  } else if (!own_thread_stack(&lo, &hi)) {
-    return NULL;
-  }
-  return base > lo && base <= hi ? lo : NULL;
+/* The whole stack the system gave the calling thread, [*lo, *hi): for the
+   main thread, as far down as its rlimit lets it grow. A volunteer marker
+   needs room below its handler on that stack (stopworld.c). */
+static bool system_stack(char **lo, char **hi) {
+  if (!is_main_thread()) return own_thread_stack(lo, hi);
+  struct rlimit rl;
+  *hi = os_main_stack_base();
+  if (!*hi || getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+      rl.rlim_cur >= (rlim_t)(uintptr_t)*hi)
+    return false;
+  *lo = *hi - rl.rlim_cur;
+  return true;
 }
 
-/* The highest address of the calling thread's stack. */
-static char *own_stack_base(void) {
+/* The highest address of the calling thread's stack, as the system (or,
+   for the main thread, GC_stackbottom) says, whatever its record holds. */
+static char *unrecorded_stack_base(void) {
   if (is_main_thread()) return GC_stackbottom ? GC_stackbottom : os_main_stack_base();
   char *lo, *hi;
   return own_thread_stack(&lo, &hi) ? hi : NULL;
 }
 
+/* ---- stack bottoms ------------------------------------------------------------ */
+
+/* A coroutine runtime moves a thread's stack bottom each time it switches
+   stacks: with GC_set_stackbottom, or, for the main thread, by writing
+   GC_stackbottom, which bdwgc takes as the main thread's bottom whenever it
+   scans it. So the primordial thread's base is GC_stackbottom, read anew
+   at every use; other threads' is their record's. Neither is written under
+   the lock (GC_set_stackbottom's caller holds it; a program writing
+   GC_stackbottom does so as it likes), so both are read and written whole. */
+char *threads_stack_base(const struct gc_thread *t) {
+  if (t->primordial) {
+    char *bottom = __atomic_load_n(&GC_stackbottom, __ATOMIC_RELAXED);
+    if (bottom) return bottom;
+  }
+  return __atomic_load_n(&t->stack_base, __ATOMIC_RELAXED);
+}
+
+void threads_set_stack_base(struct gc_thread *t, char *base) {
+  if (t->primordial) __atomic_store_n(&GC_stackbottom, base, __ATOMIC_RELAXED);
+  __atomic_store_n(&t->stack_base, base, __ATOMIC_RELAXED);
+}
+
+/* Where scanning the calling thread's stack ends. */
+char *threads_own_stack_base(void) {
+  return tl_thread ? threads_stack_base(tl_thread) : unrecorded_stack_base();
+}
+
 /* Under the lock. */
 static void drop_result_locked(pthread_t id);
+
+static void drop_finished_locked(pthread_t id);
 
 static struct gc_thread *register_locked(char *stack_base) {
   struct gc_thread *t = meta_alloc(sizeof *t);
   if (!t) return NULL;
   t->id = pthread_self();
   /* An earlier thread with this id was joined or detached without our
-     wrappers seeing it: its kept result is garbage now. */
+     wrappers seeing it: its kept result and its record are garbage now. */
   drop_result_locked(t->id);
-  t->stack_base = stack_base;
-  t->stack_limit = own_stack_limit(stack_base);
+  drop_finished_locked(t->id);
+  t->primordial = is_main_thread();
+  threads_set_stack_base(t, stack_base);
+  if (!system_stack(&t->stack_limit, &t->system_stack_hi)) t->stack_limit = t->system_stack_hi = NULL;
   t->cache = alloc_thread_attach();
   t->next = gc.threads;
   gc.threads = t;
@@ -102,7 +141,21 @@ static struct gc_thread *register_locked(char *stack_base) {
   return t;
 }
 
-/* Under the lock: forget record t (its cache's unused slots go back). */
+/* Under the lock: t's thread no longer runs as a registered thread (its
+   cache's unused slots go back); t is not freed. */
+static void retire_locked(struct gc_thread *t) {
+  gc.thread_count--;
+  if (t->cache) alloc_cache_release(t->cache);
+  t->cache = NULL;
+  t->stack_ptr = NULL;
+  if (t == tl_thread) {
+    if (hooks.thread_exit) hooks.thread_exit();
+    tl_thread = NULL;
+    pthread_setspecific(exit_key, NULL);
+  }
+}
+
+/* Under the lock: forget record t. */
 static void forget_locked(struct gc_thread *t) {
   for (struct gc_thread **link = &gc.threads; *link; link = &(*link)->next) {
     if (*link == t) {
@@ -110,14 +163,34 @@ static void forget_locked(struct gc_thread *t) {
       break;
     }
   }
-  gc.thread_count--;
-  if (t->cache) alloc_cache_release(t->cache);
-  if (t == tl_thread) {
-    boxroot_thread_exit();
-    tl_thread = NULL;
-    pthread_setspecific(exit_key, NULL);
-  }
+  if (!t->finished) retire_locked(t);
   meta_free(t, sizeof *t);
+}
+
+static bool self_is_detached(void);
+
+/* Under the lock, by the thread itself as it exits or unregisters. As in
+   bdwgc, a joinable thread started by GC_pthread_create leaves its record
+   behind, finished, until GC_pthread_join or GC_pthread_detach:
+   GC_suspend_thread and GC_is_thread_suspended still find it. A finished
+   record is never signalled and its stack never scanned. */
+static void leave_registry_locked(struct gc_thread *me) {
+  if (!me->outlives_exit || self_is_detached()) {
+    forget_locked(me);
+    return;
+  }
+  retire_locked(me);
+  me->finished = true;
+}
+
+/* Under the lock: a finished thread was joined or detached. */
+static void drop_finished_locked(pthread_t id) {
+  for (struct gc_thread *t = gc.threads; t; t = t->next) {
+    if (t->finished && pthread_equal(t->id, id)) {
+      forget_locked(t);
+      return;
+    }
+  }
 }
 
 /* A thread acting on pthread_cancel may unwind from inside glibc's
@@ -134,16 +207,16 @@ static void allow_stop_signals(void) {
 static void unregister_at_exit(void *record) {
   allow_stop_signals();
   LOCK();
-  if (record == tl_thread) forget_locked(record);
+  if (record == tl_thread) leave_registry_locked(record);
   UNLOCK();
 }
 
 static void fork_prepare(void) {
   LOCK();
-  boxroot_fork_prepare();
+  if (hooks.fork_prepare) hooks.fork_prepare();
 }
 static void fork_parent(void) {
-  boxroot_fork_release();
+  if (hooks.fork_parent) hooks.fork_parent();
   UNLOCK();
 }
 
@@ -157,19 +230,25 @@ static void fork_child(void) {
   }
   if (tl_thread) tl_thread->id = pthread_self();
   markers_after_fork();
-  boxroot_after_fork();
-  boxroot_fork_release();
+  if (hooks.fork_child) hooks.fork_child();
   UNLOCK();
 }
 
-/* Called once by the collector's initialisation, under the lock. */
+/* Called once by the collector's initialisation, under the lock. As in
+   bdwgc, GC_set_handle_fork(-1) asks for the handlers too, but only
+   GC_set_handle_fork(0) or a failed pthread_atfork leaves fork to the
+   client's GC_atfork_* calls. */
 void threads_init(void) {
   if (pthread_key_create(&exit_key, unregister_at_exit) != 0)
     gc_abort("bibop: cannot create the thread-exit key");
   stopworld_init();
-  if (handle_fork > 0 && pthread_atfork(fork_prepare, fork_parent, fork_child) != 0)
-    gc_warn("GC Warning: bibop could not install its fork handlers\n", 0);
-  if (!register_locked(own_stack_base()))
+  if (handle_fork != 0) {
+    fork_handled_automatically = pthread_atfork(fork_prepare, fork_parent, fork_child) == 0;
+    if (!fork_handled_automatically && handle_fork > 0)
+      gc_warn("GC Warning: bibop could not install its fork handlers\n", 0);
+  }
+  if (!GC_stackbottom) GC_stackbottom = os_main_stack_base();
+  if (!register_locked(unrecorded_stack_base()))
     gc_abort("bibop: cannot register the initial thread");
 }
 
@@ -189,7 +268,7 @@ GC_API int GC_register_my_thread(const struct GC_stack_base *sb) {
 
 GC_API int GC_unregister_my_thread(void) {
   LOCK();
-  if (tl_thread) forget_locked(tl_thread);
+  if (tl_thread) leave_registry_locked(tl_thread);
   UNLOCK();
   return GC_SUCCESS;
 }
@@ -197,13 +276,14 @@ GC_API int GC_unregister_my_thread(void) {
 GC_API int GC_thread_is_registered(void) { return tl_thread != NULL; }
 
 GC_API int GC_get_stack_base(struct GC_stack_base *sb) {
-  char *base = own_stack_base();
-  if (!base) return GC_UNIMPLEMENTED;
+  char *base = unrecorded_stack_base();
+  if (!base || !sb) return GC_UNIMPLEMENTED;
   sb->mem_base = base;
   return GC_SUCCESS;
 }
 
 GC_API void *GC_call_with_stack_base(GC_stack_base_func fn, void *arg) {
+  if (!fn) return NULL;
   struct GC_stack_base sb;
   sb.mem_base = __builtin_frame_address(0);
   return fn(&sb, arg);
@@ -211,9 +291,18 @@ GC_API void *GC_call_with_stack_base(GC_stack_base_func fn, void *arg) {
 
 GC_API void GC_set_handle_fork(int value) { handle_fork = value; }
 
-GC_API void GC_atfork_prepare(void) { fork_prepare(); }
-GC_API void GC_atfork_parent(void) { fork_parent(); }
-GC_API void GC_atfork_child(void) { fork_child(); }
+/* gc.h: the client's calls around fork() do the work only when our
+   handlers do not. */
+GC_API void GC_atfork_prepare(void) {
+  gc_ensure_init();
+  if (!fork_handled_automatically) fork_prepare();
+}
+GC_API void GC_atfork_parent(void) {
+  if (!fork_handled_automatically) fork_parent();
+}
+GC_API void GC_atfork_child(void) {
+  if (!fork_handled_automatically) fork_child();
+}
 
 /* ---- blocking sections ------------------------------------------------------- */
 
@@ -240,6 +329,7 @@ static void leave_blocking(void *arg) {
 
 GC_API void *GC_do_blocking(GC_fn_type fn, void *client_data) {
   struct gc_thread *me = tl_thread;
+  if (!fn) return NULL;
   if (!me) return fn(client_data);
   jmp_buf regs;
   __builtin_unwind_init();
@@ -266,6 +356,7 @@ GC_API void *GC_do_blocking(GC_fn_type fn, void *client_data) {
    whole stack is then scanned from wherever it is stopped. */
 GC_API void *GC_call_with_gc_active(GC_fn_type fn, void *client_data) {
   struct gc_thread *me = tl_thread;
+  if (!fn) return NULL;
   if (!me || !me->blocking) return fn(client_data);
   LOCK();
   char *blocked_sp = me->stack_ptr;
@@ -280,6 +371,7 @@ GC_API void *GC_call_with_gc_active(GC_fn_type fn, void *client_data) {
 }
 
 GC_API void *GC_call_with_alloc_lock(GC_fn_type fn, void *client_data) {
+  if (!fn) return NULL;
   gc_ensure_init();
   LOCK();
   void *result = fn(client_data);
@@ -305,7 +397,7 @@ static void unregister_self(void *unused) {
   (void)unused;
   allow_stop_signals();
   LOCK();
-  if (tl_thread) forget_locked(tl_thread);
+  if (tl_thread) leave_registry_locked(tl_thread);
   UNLOCK();
 }
 
@@ -383,7 +475,7 @@ static void *start_registered(void *p) {
   void *(*start)(void *) = si->start;
   void *arg = si->arg;
   LOCK();
-  if (!tl_thread) register_locked(own_stack_base());
+  if (!tl_thread && register_locked(unrecorded_stack_base())) tl_thread->outlives_exit = true;
   UNLOCK();
   GC_free(si);
   void *result;
@@ -429,6 +521,7 @@ GC_API int GC_pthread_join(pthread_t thread, void **retval) {
   if (r == 0) {
     LOCK();
     drop_result_locked(thread);
+    drop_finished_locked(thread);
     UNLOCK();
     free_dropped_results();
   }
@@ -439,7 +532,10 @@ GC_API int GC_pthread_detach(pthread_t thread) {
   gc_ensure_init();
   LOCK();
   int r = pthread_detach(thread);
-  if (r == 0) drop_result_locked(thread);
+  if (r == 0) {
+    drop_result_locked(thread);
+    drop_finished_locked(thread);
+  }
   UNLOCK();
   free_dropped_results();
   return r;
@@ -473,7 +569,8 @@ GC_API void GC_suspend_thread(GC_SUSPEND_THREAD_ID thread) {
   }
   __atomic_store_n(&t->suspend_requested, true, __ATOMIC_RELEASE);
   bool self = t == tl_thread;
-  if (!self && !t->blocking) stopworld_suspend_one(t);
+  /* A finished thread is only marked, as in bdwgc: there is nothing to stop. */
+  if (!self && !t->blocking && !t->finished) stopworld_suspend_one(t);
   UNLOCK();
   if (self) pthread_kill(pthread_self(), stopworld_suspend_signal());
 }
@@ -521,4 +618,24 @@ BIBOP_API int bibop_set_precise_stack(int on) {
   me->precise = on != 0;
   UNLOCK();
   return was;
+}
+
+/* ---- stack bottoms -------------------------------------------------------------- */
+
+/* Neither takes the lock: gc.h has GC_set_stackbottom's caller hold it
+   (typically in GC_call_with_alloc_lock), and the thread's own record is
+   all GC_get_my_stackbottom reads, so both work inside and outside it. */
+GC_API void *GC_get_my_stackbottom(struct GC_stack_base *sb) {
+  struct gc_thread *me = threads_self();
+  if (sb) sb->mem_base = me ? threads_stack_base(me) : NULL;
+  return me;
+}
+
+/* Before initialisation, with no handle: the main thread's bottom,
+   GC_stackbottom (gc.h). */
+GC_API void GC_set_stackbottom(void *handle, const struct GC_stack_base *sb) {
+  if (!sb) return;
+  struct gc_thread *t = handle ? handle : threads_self();
+  if (t && sb->mem_base) threads_set_stack_base(t, sb->mem_base);
+  else if (!t && !gc.initialized) GC_stackbottom = sb->mem_base;
 }

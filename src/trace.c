@@ -115,6 +115,16 @@ static void trace_exit(void) {
   if (locked) UNLOCK();
 }
 
+void trace_collection_end(void) {
+  if (!trace_is_ours()) return;
+  trace_collection(&(struct trace_record){ .gc = GC_gc_no, .start_ns = gc.last_start_ns,
+      .end_ns = gc.last_start_ns + gc.last_pause_ns, .reason = gc.last_reason,
+      .heap_bytes = arena_committed_bytes(),
+      .live_bytes = gc.live_ptr_bytes + gc.live_atomic_bytes,
+      .external_bytes = atomic_load(&external_live), .marked_objects = gc.marked_objects,
+      .marked_bytes = gc.mark_stats.marked_bytes, .mark = &gc.mark_stats });
+}
+
 void trace_init(void) {
   trace_origin_ns = os_now_ns();
   const char *path = getenv("BIBOP_TRACE");

@@ -27,5 +27,8 @@ struct trace_record {
 BIBOP_INTERNAL void trace_init(void);
 /* One "gc" line; called with the allocation lock held. */
 BIBOP_INTERNAL void trace_collection(const struct trace_record *r);
+/* The collection that just ended, from the collector's state (the hook
+   init.c registers at the end of every collection). */
+BIBOP_INTERNAL void trace_collection_end(void);
 
 #endif

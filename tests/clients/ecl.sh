@@ -13,8 +13,6 @@
 # Usage: ecl.sh <bibop lib dir>
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# Each run takes a few seconds of CPU; allow for a loaded 2-core machine.
-RUN_TIMEOUT=${RUN_TIMEOUT:-150}
 . "$here/common.sh"
 
 client_setup ecl "${1:-}" ecl

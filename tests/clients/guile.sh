@@ -15,8 +15,6 @@
 # Usage: guile.sh <bibop lib dir>
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# Each run takes a few seconds of CPU; allow for a loaded 2-core machine.
-RUN_TIMEOUT=${RUN_TIMEOUT:-150}
 . "$here/common.sh"
 
 client_setup guile "${1:-}" guile-3.0

@@ -9,13 +9,21 @@
  * child's exit status, then verifies its own data and the allocating
  * threads' lists.
  * With argument "set-handle-fork", GC_set_handle_fork(1) is called before
- * GC_INIT (bdwgc's documented way); without it the default applies. */
+ * GC_INIT (bdwgc's documented way); with "handle-fork=N",
+ * GC_set_handle_fork(N); without either the default applies.
+ * With "manual", each fork() is surrounded by the client's calls gc.h
+ * documents, GC_atfork_prepare before it, GC_atfork_parent or
+ * GC_atfork_child after it: they must do the work exactly when the
+ * collector's own pthread_atfork handlers do not (GC_set_handle_fork(0)),
+ * and nothing otherwise (the default, and GC_set_handle_fork(-1) where
+ * pthread_atfork works), so that the lock is not taken twice. */
 #define _GNU_SOURCE
 #include <gc.h>
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -83,7 +91,13 @@ static int child_main(tcell_t *parent_list, int round)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "set-handle-fork") == 0) GC_set_handle_fork(1);
+    bool manual = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "set-handle-fork") == 0) GC_set_handle_fork(1);
+        else if (strncmp(argv[i], "handle-fork=", 12) == 0) GC_set_handle_fork(atoi(argv[i] + 12));
+        else if (strcmp(argv[i], "manual") == 0) manual = true;
+        else tfail("unknown argument %s", argv[i]);
+    }
     GC_INIT();
     t_watchdog(150);
     tcell_t *parent_list;
@@ -102,12 +116,15 @@ int main(int argc, char **argv)
             while (atomic_load(&g_progress[i]) < before[i] + 3) sched_yield();
         t_stage = "forking";
         fflush(stdout);
+        if (manual) GC_atfork_prepare();
         pid_t pid = fork();
         TCHECK(pid >= 0, "fork: %s", strerror(errno));
         if (pid == 0) {
+            if (manual) GC_atfork_child();
             alarm(60);   /* a hung child fails the test through the parent */
             _exit(child_main(parent_list, round));
         }
+        if (manual) GC_atfork_parent();
         t_stage = "waiting for the child";
         int status;
         while (waitpid(pid, &status, 0) < 0) TCHECK(errno == EINTR, "waitpid: %s", strerror(errno));

@@ -4,17 +4,22 @@
  * coalesce by address (a request of the combined size is served at the same
  * address with no new reservation); the fresh/dirty flag is honest; runs
  * longer than a region and a 1 GiB GC_malloc_atomic work; decommitting
- * idle chunks with age 0 gives committed memory back. Direct calls run
- * under the allocation lock, after GC_init. */
+ * idle chunks with age 0 gives committed memory back; a request whose
+ * reservation fails halfway (descriptor arrays refused under RLIMIT_AS)
+ * leaves no region, mapping or count behind. Direct calls run under the
+ * allocation lock, after GC_init. */
 #include "internal.h"
 #include "unit_check.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #define MAX_HELD 4096
 
 static char *held[MAX_HELD];   /* chunks taken to empty the arena's free runs */
 static size_t n_held;
 
-static size_t reserved_bytes(void) { return arena_unmapped_bytes() + arena_committed_bytes(); }
+static size_t reserved_bytes(void) { return arena_reserved_bytes(); }
 
 static bool chunk_committed(uintptr_t chunk) {
   struct region_info *ri = pt_region_info(pt_table[chunk >> REGION_SHIFT]);
@@ -256,6 +261,60 @@ static void check_public_giant(void) {
          committed1 - committed2, gib + big);
 }
 
+static size_t map_count(void) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  REQUIRE(f != NULL, "cannot read /proc/self/maps");
+  size_t lines = 0;
+  int c;
+  while ((c = getc(f)) != EOF) lines += c == '\n';
+  fclose(f);
+  return lines;
+}
+
+static size_t address_space_bytes(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  REQUIRE(f != NULL, "cannot read /proc/self/statm");
+  unsigned long pages = 0;
+  REQUIRE(fscanf(f, "%lu", &pages) == 1, "cannot parse /proc/self/statm");
+  fclose(f);
+  return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* 64 regions of address space fit under the limit, but only about half of
+   their descriptor arrays (20 MiB each, 28 MiB while being aligned): the
+   request fails, and must take back every region and array it made. */
+static void check_failed_reservation(void) {
+  const size_t nregions = 64, arrays_allowed = 32;
+  size_t reserved0 = arena_reserved_bytes(), committed0 = arena_committed_bytes();
+  size_t regions0 = pt_heap_region_count(), maps0 = map_count();
+  struct rlimit old;
+  REQUIRE(getrlimit(RLIMIT_AS, &old) == 0, "getrlimit");
+  struct rlimit tight = old;
+  tight.rlim_cur = address_space_bytes() + nregions * REGION_BYTES +
+                   arrays_allowed * (DESCRIPTOR_ARRAY_BYTES + MARK_BYTES_PER_REGION + REGION_INFO_BYTES);
+  if (old.rlim_cur != RLIM_INFINITY && tight.rlim_cur > old.rlim_cur) {
+    NOTE("failed reservation: RLIMIT_AS already below what the check needs; skipped");
+    return;
+  }
+  REQUIRE(setrlimit(RLIMIT_AS, &tight) == 0, "setrlimit");
+  bool fresh;
+  char *p = arena_alloc_chunks(nregions * CHUNKS_PER_REGION, &fresh);
+  REQUIRE(setrlimit(RLIMIT_AS, &old) == 0, "setrlimit back");
+  size_t maps1 = map_count();
+  NOTE("failed reservation: %s; regions %zu -> %zu, mappings %zu -> %zu",
+       p ? "served" : "refused", regions0, pt_heap_region_count(), maps0, maps1);
+  if (p) {   /* the limit let everything through: nothing to check */
+    arena_free_chunks(p, nregions * CHUNKS_PER_REGION);
+    return;
+  }
+  EXPECT_EQ(arena_reserved_bytes(), reserved0);
+  EXPECT_EQ(arena_committed_bytes(), committed0);
+  EXPECT_EQ(pt_heap_region_count(), regions0);
+  EXPECT(maps1 <= maps0 + 4, "a failed request left %zu more mappings", maps1 - maps0);
+  char *after = take(1, "after a failed reservation");
+  arena_free_chunks(after, 1);
+}
+
 int main(void) {
   GC_init();
   LOCK();
@@ -263,6 +322,7 @@ int main(void) {
   check_best_fit_and_coalescing();
   check_dirty_and_decommit();
   check_long_run();
+  check_failed_reservation();
   for (size_t i = 0; i < n_held; i++) arena_free_chunks(held[i], 1);
   n_held = 0;
   UNLOCK();
