@@ -16,6 +16,7 @@
 #   environment. RUN_TIMEOUT: seconds before a run counts as hung (300).
 #   A run that fails its self-check (or crashes) is reported, its figures
 #   are left out, and the script exits 1.
+#   BENCH_RAW_OUT=FILE also writes the raw result lines there.
 # About 40-60 s per round on 2 CPUs. Needs only bash, awk and coreutils.
 set -u
 
@@ -105,6 +106,8 @@ for ((r = 1; r <= rounds; r++)); do
     done
   done
 done
+# BENCH_RAW_OUT=FILE: keep a copy of the raw result lines (run-papers.sh reads them).
+[[ -n ${BENCH_RAW_OUT:-} ]] && cp "$results" "$BENCH_RAW_OUT"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 libbibop="n.a."

@@ -10,6 +10,7 @@
 #   were not built are reported as such.  GCBENCH_ARGS is passed to every
 #   run (e.g. GCBENCH_ARGS="-r 3").  A run that fails its self-check (or
 #   prints no result) makes the variant FAILED and the script exit 1.
+#   BENCH_RAW_OUT=FILE also writes the raw result lines there.
 # Needs only bash, awk and coreutils.
 set -u
 
@@ -66,6 +67,8 @@ for ((r = 1; r <= rounds; r++)); do
   done
 done
 
+# BENCH_RAW_OUT=FILE: keep a copy of the raw result lines (run-papers.sh reads them).
+[[ -n ${BENCH_RAW_OUT:-} ]] && cp "$results" "$BENCH_RAW_OUT"
 cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 echo
 echo "### gcbench: bibop vs stock libgc1 vs glibc malloc"

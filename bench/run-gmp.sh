@@ -30,6 +30,8 @@
 #     GMP_LISTINGS  listings to run          (default "2 3")
 #     GMP_ARGS      program arguments        (e.g. "-s", "-p squarings=20")
 #     RUN_TIMEOUT   seconds before a run counts as hung (default 600)
+#     GMP_VARIANTS  variants to run         (default: all seven)
+#     BENCH_RAW_OUT file for a copy of the raw result lines
 #   A run that crashes, hangs, prints no result or a wrong checksum makes its
 #   row FAILED and the script exit 1.
 # Needs only bash, awk and coreutils.
@@ -48,6 +50,7 @@ tmo=${RUN_TIMEOUT:-600}
 dir=$build/examples/gmp
 
 configs=(plain stock-final stock-heap bibop-none bibop-account bibop-heap bibop-hooks)
+if [[ -n ${GMP_VARIANTS:-} ]]; then read -r -a configs <<<"$GMP_VARIANTS"; fi
 declare -A exe mode
 exe[plain]=gmp_plain;         mode[plain]=""
 exe[stock-final]=gmp_stock;   mode[stock-final]=none
@@ -106,6 +109,8 @@ for ((r = 1; r <= rounds; r++)); do
     for c in "${present[@]}"; do run "$c" "$l"; done
   done
 done
+# BENCH_RAW_OUT=FILE: keep a copy of the raw result lines (run-papers.sh reads them).
+[[ -n ${BENCH_RAW_OUT:-} ]] && cp "$results" "$BENCH_RAW_OUT"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)

@@ -30,6 +30,8 @@
 #                and BIBOP_PREFETCH_SCAN (popped entries prefetched ahead)
 #   -o DIR       where markheap.md and markheap.svg go (default docs)
 #   -b BUILD     build directory (default ./build)
+#   -C "CONFIGS" configurations to run (default: all five above)
+#   BENCH_RAW_OUT=FILE also writes the raw result lines there.
 # Times: the table gives wall and process-CPU medians; ratios and ns per
 # object use CPU time, which on a loaded machine excludes waiting for a CPU
 # (with one marker the collection runs on one thread). On a quiet machine
@@ -37,6 +39,7 @@
 # Needs only bash, awk and coreutils.
 set -u
 
+only=()
 rounds=3 sizes="200 500 1000" layout=random imm=25 stat=5 runs=5 markers=1
 curve=500 out=docs build=./build
 while [[ $# -gt 0 ]]; do
@@ -52,6 +55,7 @@ while [[ $# -gt 0 ]]; do
     -c) curve=$2; shift 2 ;;
     -o) out=$2; shift 2 ;;
     -b) build=$2; shift 2 ;;
+    -C) read -r -a only <<<"$2"; shift 2 ;;
     *) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;$d' >&2; exit 2 ;;
   esac
 done
@@ -85,6 +89,7 @@ run() {
 }
 
 configs=(bibop bibop-nopf bibop-hash bibop-nothp stock)
+[[ ${#only[@]} -gt 0 ]] && configs=("${only[@]}")
 start=$(date +%s)
 for size in $sizes; do
   for ((r = 1; r <= rounds; r++)); do
@@ -98,6 +103,8 @@ if [[ $curve != 0 ]]; then
     for sa in 1 2 4 8 16 32; do run "sa-$sa" "$curve"; done
   done
 fi
+# BENCH_RAW_OUT=FILE: keep a copy of the raw result lines (run-papers.sh reads them).
+[[ -n ${BENCH_RAW_OUT:-} ]] && cp "$raw" "$BENCH_RAW_OUT"
 elapsed=$(( $(date +%s) - start ))
 
 machine="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo)"

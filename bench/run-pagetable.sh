@@ -10,6 +10,7 @@
 #   Binaries are looked up in BUILD_DIR/bench, then BUILD_DIR.
 #   PAGETABLE_ARGS is passed to every run (e.g. PAGETABLE_ARGS="-n 4000000").
 #   A run that fails its self-check makes the script exit 1.
+#   BENCH_RAW_OUT=FILE also writes the raw result lines there.
 # Needs only bash, awk and coreutils.
 set -u
 
@@ -64,6 +65,8 @@ for ((r = 1; r <= rounds; r++)); do
   done
 done
 
+# BENCH_RAW_OUT=FILE: keep a copy of the raw result lines (run-papers.sh reads them).
+[[ -n ${BENCH_RAW_OUT:-} ]] && cp "$results" "$BENCH_RAW_OUT"
 cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 echo
 echo "### pagetable: ns per pointer classification"

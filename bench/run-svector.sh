@@ -25,6 +25,7 @@
 #   SVT1_BENCHES="alloc qsort ..."   a subset (default: all of them)
 #   SVT1_CLOCK=cpu|wall   which clock the table shows (default cpu)
 #   RUN_TIMEOUT=s   seconds before a run counts as hung (default 300)
+#   BENCH_RAW_OUT=FILE   also write the raw result lines there
 #   SVT1_CORRUPT=1  (passed to the programs) damage every result after the
 #                   clock stops: every cell must then be FAILED
 # A run that fails its self-check (it then prints no result) makes its cell
@@ -109,6 +110,8 @@ for ((r = 1; r <= rounds; r++)); do
   done
 done
 
+# BENCH_RAW_OUT=FILE: keep a copy of the raw result lines (run-papers.sh reads them).
+[[ -n ${BENCH_RAW_OUT:-} ]] && cp "$results" "$BENCH_RAW_OUT"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 echo
