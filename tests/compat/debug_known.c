@@ -1,26 +1,20 @@
 /* debug_known.c (built with -DGC_DEBUG): two debug-allocator behaviours of
- * bdwgc 8.2 that bibop gets wrong; run one per registration:
+ * bdwgc 8.2 that bibop once got wrong (the file keeps its old name); run
+ * one per registration:
  *
  *   realloc_plain  GC_REALLOC (GC_debug_realloc) of an object that has no
  *                  debug header (allocated with plain GC_malloc, e.g. by a
  *                  library built without GC_DEBUG) prints a warning and
  *                  falls back to GC_realloc: the result is a usable object
  *                  holding the old contents.
- *                  KNOWN BIBOP BUG: bibop's GC_debug_realloc (src/debug.c)
- *                  warns and returns NULL.
  *
  *   free_reported_once  a one-byte overrun of a 16-byte object (which stock's
  *                  word-aligned guard catches too) is reported at GC_FREE
  *                  with its allocation site, and not again by the
  *                  collections that follow (nothing was written after the
  *                  free). Checked in a child process, stderr captured.
- *                  KNOWN BIBOP BUG: bibop's GC_debug_free poisons the body
- *                  and marks the header freed but leaves the smashed end
- *                  guard, so the next collection's heap check reports the
- *                  same byte again as "written after free".
  *
- * Built always; registered with CTest only against stock libgc1 (or with
- * -DBIBOP_COMPAT_KNOWN_FAILURES=ON). */
+ * Both are registered with CTest, against bibop and against stock. */
 #include "compat.h"
 
 #include <gc.h>
