@@ -29,4 +29,21 @@
 # define VARIANT "stock"
 #endif
 
+#include <stdint.h>
+#include <time.h>
+
+/* A clock in nanoseconds: CLOCK_MONOTONIC for wall time, or
+   CLOCK_PROCESS_CPUTIME_ID, which stays comparable on a loaded machine. */
+static inline uint64_t bench_clock_ns(clockid_t id) {
+  struct timespec t;
+  clock_gettime(id, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* qsort comparison of uint64_t samples (for medians). */
+static inline int bench_cmp_u64(const void *x, const void *y) {
+  uint64_t p = *(const uint64_t *)x, q = *(const uint64_t *)y;
+  return p < q ? -1 : p > q;
+}
+
 #endif /* BENCH_GC_H */

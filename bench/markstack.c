@@ -59,17 +59,6 @@ typedef struct node {
 
 static node *root;   /* the only root (static data) */
 
-static uint64_t clock_ns(clockid_t id) {
-  struct timespec t;
-  clock_gettime(id, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static int cmp_u64(const void *x, const void *y) {
-  uint64_t p = *(const uint64_t *)x, q = *(const uint64_t *)y;
-  return p < q ? -1 : p > q;
-}
-
 static void fail(const char *what, size_t where) {
   fprintf(stderr, "markstack(" VARIANT "): CHECK FAILED: %s at %zu\n", what, where);
   exit(1);
@@ -192,18 +181,18 @@ int main(int argc, char **argv) {
 
   uint64_t wall[MAX_RUNS], cpu[MAX_RUNS];
   for (int r = 0; r < runs; r++) {
-    uint64_t w0 = clock_ns(CLOCK_MONOTONIC), c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+    uint64_t w0 = bench_clock_ns(CLOCK_MONOTONIC), c0 = bench_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
     GC_gcollect();
-    wall[r] = clock_ns(CLOCK_MONOTONIC) - w0;
-    cpu[r] = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    wall[r] = bench_clock_ns(CLOCK_MONOTONIC) - w0;
+    cpu[r] = bench_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
   }
   size_t seen = walk(shape);
   if (seen != objects) fail("object count after the collections", seen);
 
   uint64_t first = wall[0], first_cpu = cpu[0];
   int m = runs - 1;
-  qsort(wall + 1, (size_t)m, sizeof *wall, cmp_u64);
-  qsort(cpu + 1, (size_t)m, sizeof *cpu, cmp_u64);
+  qsort(wall + 1, (size_t)m, sizeof *wall, bench_cmp_u64);
+  qsort(cpu + 1, (size_t)m, sizeof *cpu, bench_cmp_u64);
   uint64_t med = m % 2 ? wall[1 + m / 2] : (wall[m / 2] + wall[1 + m / 2]) / 2;
   uint64_t cmed = m % 2 ? cpu[1 + m / 2] : (cpu[m / 2] + cpu[1 + m / 2]) / 2;
   printf("markstack variant=%s shape=%s objects=%zu first_ms=%.2f rest_med_ms=%.2f "

@@ -74,17 +74,6 @@ static void *busy_thread(void *arg) {
   return NULL;
 }
 
-static uint64_t now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static int cmp_u64(const void *x, const void *y) {
-  uint64_t p = *(const uint64_t *)x, q = *(const uint64_t *)y;
-  return p < q ? -1 : p > q;
-}
-
 int main(int argc, char **argv) {
   int nthreads = 0, gcs = 201, busy = 0, c;
   while ((c = getopt(argc, argv, "T:m:n:")) != -1) {
@@ -120,9 +109,9 @@ int main(int argc, char **argv) {
   static uint64_t t[MAX_GCS];
   for (int i = 0; i < 5; i++) GC_gcollect();
   for (int i = 0; i < gcs; i++) {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = bench_clock_ns(CLOCK_MONOTONIC);
     GC_gcollect();
-    t[i] = now_ns() - t0;
+    t[i] = bench_clock_ns(CLOCK_MONOTONIC) - t0;
   }
   long k = LIST_LEN;
   for (struct cell *x = list; x; x = x->next)
@@ -136,7 +125,7 @@ int main(int argc, char **argv) {
   pthread_mutex_unlock(&mu);
   for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
 
-  qsort(t, (size_t)gcs, sizeof *t, cmp_u64);
+  qsort(t, (size_t)gcs, sizeof *t, bench_cmp_u64);
   printf("stopworld variant=%s mode=%s threads=%d gcs=%d med_us=%.1f min_us=%.1f p90_us=%.1f\n",
          VARIANT, busy ? "busy" : "idle", nthreads, gcs, t[gcs / 2] / 1e3, t[0] / 1e3,
          t[(gcs * 9) / 10] / 1e3);
