@@ -25,17 +25,9 @@
  * not the heap size: GC_get_heap_size is the committed memory (arena.c).
  * Chunks that stay free for GC_UNMAP_THRESHOLD collections are decommitted.
  */
-#define _GNU_SOURCE   /* PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP */
 #include "internal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sched.h>
-#include <unistd.h>
-
-
 
 #define MIN_HEAP_GROWTH ((size_t)64 << 10)
 #define MAX_HEAP_GROWTH_UNBOUNDED ((size_t)1 << 40)
