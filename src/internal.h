@@ -366,6 +366,29 @@ BIBOP_INTERNAL bool os_env_set(const char *name);   /* presence, like bdwgc */
 BIBOP_INTERNAL bool os_env_size(const char *name, size_t *out); /* 64K, 8M, 1G */
 BIBOP_INTERNAL bool os_env_long(const char *name, long *out);
 
+/* ---- dirty pages (dirty.c): which pages were written since protected ------ */
+
+/* The backend is chosen once, at the first call (BIBOP_DIRTY=0 forces
+   "none"); "none" tracks nothing and reports every page written. Ranges are
+   page-aligned. Not yet used by collections (issue #17, step 1). */
+enum dirty_backend { DIRTY_BACKEND_NONE, DIRTY_BACKEND_UFFD_ASYNC };
+BIBOP_INTERNAL enum dirty_backend dirty_init(void);
+BIBOP_INTERNAL const char *dirty_backend_name(void);   /* "uffd-wp-async", "none" */
+/* Track writes to a mapped range (any protection; whole mappings or parts
+   of them; a range stays registered until unmapped or unregistered).
+   false: refused, and the range must be treated as always written. */
+BIBOP_INTERNAL bool dirty_register(void *start, size_t bytes);
+BIBOP_INTERNAL void dirty_unregister(void *start, size_t bytes);
+/* Start a cycle: every page of the range counts as clean from now on. */
+BIBOP_INTERNAL bool dirty_protect(void *start, size_t bytes);
+/* Fill bitmap (one bit per 2^unit_shift bytes from start, unit_shift >= the
+   page shift; the caller's array holds them all) with the units holding a
+   page written since the last protect or collect of it, and make those
+   pages clean again in the same step (a write racing with the call is seen
+   now or by the next call, never lost). Returns the number of dirty units.
+   Unregistered ranges, failures and the "none" backend: all units dirty. */
+BIBOP_INTERNAL size_t dirty_collect(void *start, size_t bytes, unsigned unit_shift, uint64_t *bitmap);
+
 /* ---- metadata allocator (meta.c): memory outside the heap, never scanned -- */
 
 BIBOP_INTERNAL void *meta_alloc(size_t bytes);          /* zeroed; NULL on failure */
