@@ -11,7 +11,9 @@
  *   "none": nothing is tracked and every page is reported written.
  * Invariant: a page written after dirty_protect (or after the collection
  * that reported it) is reported by the next dirty_collect over it; any
- * failure reports the whole range written (never clean by mistake). What
+ * failure reports the whole range written (never clean by mistake); a
+ * child of fork tracks nothing ("none") and never touches its parent's
+ * tracking. What
  * this file does not know: heaps, chunks, objects. It maps no heap memory
  * and calls nothing above the base layer. The kernel's constants and
  * structures are spelled here (bookworm's 6.1 headers predate them).
@@ -75,6 +77,15 @@ static enum dirty_backend backend = DIRTY_BACKEND_NONE;
 static bool detected;
 static int uffd = -1;
 static int pagemap_fd = -1;
+/* The process that opened both descriptors. Both name that process's
+   memory for good (a userfaultfd its mm, /proc/self/pagemap the mm of the
+   process that opened it), so a child of fork that used them would scan
+   and write-protect its parent's pages, taking the parent's dirty pages
+   for its own. The child has no registration either (fork events are not
+   asked for), so it drops both and tracks nothing. Checked at every call
+   rather than in an atfork handler: a child made by a raw clone or
+   syscall(SYS_fork) runs no handlers. */
+static pid_t owner;
 
 /* Regions one PAGEMAP_SCAN call may return; a call that fills them stops
    and the walk resumes where it ended. Each region is a run of written
@@ -167,6 +178,7 @@ static void detect(void) {
   pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   if (pagemap_fd >= 0 && async_backend_works()) {
     backend = DIRTY_BACKEND_UFFD_ASYNC;
+    owner = getpid();
     return;
   }
   if (pagemap_fd >= 0) close(pagemap_fd);
@@ -178,6 +190,12 @@ static void detect(void) {
 
 enum dirty_backend dirty_init(void) {
   if (!detected) detect();
+  if (backend != DIRTY_BACKEND_NONE && getpid() != owner) {
+    close(uffd);
+    close(pagemap_fd);
+    uffd = pagemap_fd = -1;
+    backend = DIRTY_BACKEND_NONE;
+  }
   return backend;
 }
 

@@ -369,7 +369,8 @@ BIBOP_INTERNAL bool os_env_long(const char *name, long *out);
 /* ---- dirty pages (dirty.c): which pages were written since protected ------ */
 
 /* The backend is chosen once, at the first call (BIBOP_DIRTY=0 forces
-   "none"); "none" tracks nothing and reports every page written. Ranges are
+   "none"); "none" tracks nothing and reports every page written, as does
+   a child of fork (registrations are not inherited). Ranges are
    page-aligned. Not yet used by collections (issue #17, step 1). */
 enum dirty_backend { DIRTY_BACKEND_NONE, DIRTY_BACKEND_UFFD_ASYNC };
 BIBOP_INTERNAL enum dirty_backend dirty_init(void);

@@ -4,8 +4,10 @@
  * plain stores, memcpy, read(2) and several threads are reported dirty,
  * pages not written are reported clean, collecting re-protects (the next
  * cycle sees only new writes), coarser units cover the pages they hold,
- * never-touched and decommitted-then-recommitted memory is tracked, an
- * unregistered range is all dirty, and a writer racing with collections
+ * never-touched and decommitted-then-recommitted memory is tracked, a
+ * decommitted chunk inside a range is clean, a child of fork sees every
+ * page dirty (it does not inherit the registration), an unregistered
+ * range is all dirty, and a writer racing with collections
  * never has a write lost. With "none" (BIBOP_DIRTY=0, or a kernel without
  * the facilities): every unit is reported dirty. Exits 77 (CTest skip)
  * when the kernel lacks the facilities and none was asked for. */
@@ -15,6 +17,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define UNIT_SKIP 77
@@ -147,6 +150,58 @@ static void test_unpopulated_and_decommit(void) {
   NOTE("unpopulated and decommitted memory: done");
 }
 
+/* A chunk decommitted (emptied, PROT_NONE) inside the range: its emptied
+   pages lost their protection with their contents, so the kernel may
+   report them written once (conservative); pages elsewhere stay exact,
+   and the next cycle is exact everywhere. */
+static void test_decommitted_inside_range(void) {
+  char *chunk2 = range + 2 * CHUNK_BYTES;
+  size_t first = 2 * BLOCKS_PER_CHUNK;
+  dirty_collect(range, RANGE_BYTES, BLOCK_SHIFT, bits);
+  os_decommit(chunk2, CHUNK_BYTES);
+  write_page(42, 6);
+  size_t n = dirty_collect(range, RANGE_BYTES, BLOCK_SHIFT, bits);
+  EXPECT(bit(bits, 42), "page 42 written, reported clean");
+  size_t emptied = 0;
+  for (size_t p = 0; p < RANGE_PAGES; p++) {
+    if (p >= first && p < first + BLOCKS_PER_CHUNK) emptied += bit(bits, p);
+    else EXPECT(bit(bits, p) == (p == 42), "page %zu reported dirty, was not written", p);
+  }
+  EXPECT_EQ(n, emptied + 1);
+  write_page(43, 6);
+  static const size_t want[] = { 43 };
+  expect_dirty_pages(want, 1, "the cycle after a decommit inside the range");
+  REQUIRE(os_commit(chunk2, CHUNK_BYTES, true), "os_commit");
+  NOTE("decommitted chunk inside the range: %zu of its pages reported once; done", emptied);
+}
+
+/* A child of fork does not inherit the registration (no fork events are
+   asked for), and the descriptors it inherits still speak of the parent's
+   memory: there, everything must be reported dirty, and nothing the child
+   does may take a dirty page from the parent (page 77, written before the
+   fork, must still be reported to the parent). */
+static void test_fork_child_all_dirty(void) {
+  dirty_collect(range, RANGE_BYTES, BLOCK_SHIFT, bits);
+  write_page(77, 7);
+  fflush(NULL);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0, "fork");
+  if (pid == 0) {
+    size_t n = dirty_collect(range, RANGE_BYTES, BLOCK_SHIFT, bits);
+    bool ok = n == RANGE_PAGES && dirty_protect(range, RANGE_BYTES);
+    if (!ok) fprintf(stderr, "child of fork: %zu of %u pages reported dirty\n", n, (unsigned)RANGE_PAGES);
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid, "waitpid");
+  EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+         "child of fork: not every page reported dirty (status %#x)", status);
+  static const size_t want[] = { 77, 78 };
+  write_page(78, 7);
+  expect_dirty_pages(want, 2, "parent after fork");
+  NOTE("fork: done");
+}
+
 static void test_unregistered_is_all_dirty(void) {
   char *other = os_reserve(CHUNK_BYTES, CHUNK_BYTES, NULL);
   REQUIRE(other && os_commit(other, CHUNK_BYTES, false), "os_reserve");
@@ -241,6 +296,8 @@ int main(void) {
   test_read_syscall();
   test_threads();
   test_unpopulated_and_decommit();
+  test_decommitted_inside_range();
+  test_fork_child_all_dirty();
   test_unregistered_is_all_dirty();
   test_racing_writer();
   return unit_finish("unit_dirty");
