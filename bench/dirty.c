@@ -10,7 +10,9 @@
  *     huge page, which the kernel splits; a second page of a split huge
  *     page; a never-touched protected page) beside the same store with
  *     no protection;
- *   - THP: AnonHugePages of the range after each step of a cycle.
+ *   - THP: AnonHugePages of the range after each step of a cycle, and
+ *     random reads over the range while huge pages map it and after
+ *     protection split them (the same memory: only the mapping differs).
  * Prints one line "dirty <name> <median> <unit> (min .. max, n)" per cost
  * and "thp <step> <KiB>" lines; run-dirty.sh adds the machine's details.
  * usage: dirty [-m MiB (1024)] [-r rounds (9)]. Exits 2 if the kernel has
@@ -103,6 +105,8 @@ static struct samples protect_huge = SAMPLES("protect_populated_thp", "ms"),
                       fault_small = SAMPLES("fault_protected_4k", "ns"),
                       fault_huge = SAMPLES("fault_protected_thp_split", "ns"),
                       fault_after_split = SAMPLES("fault_split_thp_2nd_page", "ns"),
+                      read_thp = SAMPLES("random_read_thp_mapped", "ns"),
+                      read_split = SAMPLES("random_read_after_split", "ns"),
                       fault_fresh_plain = SAMPLES("first_touch_unprotected", "ns"),
                       fault_fresh_marker = SAMPLES("first_touch_protected", "ns");
 
@@ -133,6 +137,23 @@ static double time_stores(char *p, size_t first, size_t stride, size_t count) {
   return (now_ns() - t0) / (double)count;
 }
 
+/* ns per 8-byte read at random places in the range (independent reads,
+   so the processor overlaps their misses): what the mutator pays for its
+   TLB misses once huge pages are split. */
+#define RANDOM_READS 2000000
+static double time_random_reads(const char *p, uint64_t seed) {
+  uint64_t x = seed | 1, sum = 0;
+  size_t words = range_bytes / sizeof(uint64_t);
+  double t0 = now_ns();
+  for (int i = 0; i < RANDOM_READS; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    sum += ((const volatile uint64_t *)p)[x % words];
+  }
+  double t = (now_ns() - t0) / RANDOM_READS;
+  if (sum == 42) printf("(unlikely sum)\n");
+  return t;
+}
+
 static void one_round(int round) {
   const size_t per_chunk = CHUNK_BYTES / PAGE;
   const size_t chunks = range_bytes / CHUNK_BYTES;
@@ -142,6 +163,7 @@ static void one_round(int round) {
   char *p = map_range(true, true);
   lo = (uintptr_t)p, hi = lo + range_bytes;
   long thp0 = smaps_kib("AnonHugePages", lo, hi);
+  add(&read_thp, time_random_reads(p, (uint64_t)round + 11));
   double t0 = now_ns();
   dirty_protect(p, range_bytes);
   add(&protect_huge, (now_ns() - t0) / 1e6);
@@ -151,6 +173,7 @@ static void one_round(int round) {
   add(&fault_after_split, time_stores(p, 1, per_chunk, chunks));    /* page 1 of each */
   dirty_collect(p, range_bytes, BLOCK_SHIFT, bitmap);
   long thp3 = smaps_kib("AnonHugePages", lo, hi);
+  add(&read_split, time_random_reads(p, (uint64_t)round + 11));
   if (round == 0)
     printf("thp populated %ld KiB, protected %ld, one store in every huge page %ld, collected %ld;"
            " Rss %ld KiB\n", thp0, thp1, thp2, thp3, smaps_kib("Rss", lo, hi));
@@ -261,6 +284,8 @@ int main(int argc, char **argv) {
   report(&fault_small);
   report(&fault_huge);
   report(&fault_after_split);
+  report(&read_thp);
+  report(&read_split);
   report(&fault_fresh_plain);
   report(&fault_fresh_marker);
   return 0;
