@@ -232,7 +232,8 @@ static void one_round(int round) {
    markers with its pages, so the range is unprotected until the next
    scan of it. And after the arena's decommit and commit with huge page
    advice, how many pages does one store make dirty (512: a huge page was
-   mapped, the emptied page table having been freed)? */
+   mapped, or every emptied page counts as written)? And does decommit
+   give huge pages back to a range whose markers had kept them away? */
 static void probe_decommit(void) {
   char *p = map_range(false, true);
   dirty_protect(p, 2 * CHUNK_BYTES);
@@ -254,6 +255,18 @@ static void probe_decommit(void) {
   printf("fact one store after decommit and commit with huge page advice: %zu pages dirty,"
          " AnonHugePages of the whole range %ld KiB of %zu\n", n,
          smaps_kib("AnonHugePages", (uintptr_t)p, (uintptr_t)p + range_bytes), range_bytes >> 10);
+  os_unmap(p, range_bytes);
+  /* Markers need page tables, which keep huge pages away: does the
+     arena's decommit (MADV_DONTNEED) free them? */
+  p = map_range(true, false);
+  dirty_protect(p, range_bytes);
+  for (size_t off = 0; off < range_bytes; off += PAGE) p[off] = 1;
+  long before = smaps_kib("AnonHugePages", (uintptr_t)p, (uintptr_t)p + range_bytes);
+  os_decommit(p, range_bytes);
+  os_commit(p, range_bytes, true);
+  for (size_t off = 0; off < range_bytes; off += PAGE) p[off] = 1;
+  printf("fact protected unpopulated, touched: AnonHugePages %ld KiB; after decommit, commit and"
+         " touch: %ld KiB\n", before, smaps_kib("AnonHugePages", (uintptr_t)p, (uintptr_t)p + range_bytes));
   os_unmap(p, range_bytes);
 }
 
