@@ -15,7 +15,8 @@
  * child of fork tracks nothing ("none") and never touches its parent's
  * tracking. What
  * this file does not know: heaps, chunks, objects. It maps no heap memory
- * and calls nothing above the base layer. The kernel's constants and
+ * (one scratch page at start-up, through os.c) and calls nothing above
+ * the base layer. The kernel's constants and
  * structures are spelled here (bookworm's 6.1 headers predate them).
  * Callers serialise calls (the allocation lock); writes by the program
  * may run concurrently with any call.
@@ -27,7 +28,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -153,8 +153,8 @@ static int open_async_uffd(void) {
    PAGEMAP_SCAN, a seccomp filter may refuse either ioctl). */
 static bool async_backend_works(void) {
   size_t page = page_bytes();
-  void *p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return false;
+  void *p = os_map_noreserve(page, page);
+  if (!p) return false;
   uintptr_t a = (uintptr_t)p;
   bool ok = false;
   if (uffd_register(a, page) && uffd_writeprotect(a, page, true)) {
@@ -165,7 +165,7 @@ static bool async_backend_works(void) {
     long after = scan_written(a, a + page, r, 1, &walk_end);
     ok = before == 0 && after == 1 && r[0].start == a;
   }
-  munmap(p, page);   /* unregisters it */
+  os_unmap(p, page);   /* unregisters it */
   return ok;
 }
 

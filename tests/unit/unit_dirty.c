@@ -7,7 +7,7 @@
  * never-touched and decommitted-then-recommitted memory is tracked, a
  * decommitted chunk inside a range is clean, a child of fork sees every
  * page dirty (it does not inherit the registration), an unregistered
- * range is all dirty, and a writer racing with collections
+ * range (never registered, or unregistered) is all dirty, and a writer racing with collections
  * never has a write lost. With "none" (BIBOP_DIRTY=0, or a kernel without
  * the facilities): every unit is reported dirty. Exits 77 (CTest skip)
  * when the kernel lacks the facilities and none was asked for. */
@@ -263,6 +263,14 @@ static void test_racing_writer(void) {
   NOTE("racing writer: %zu page changes between snapshots, %zu not reported", changed, lost);
 }
 
+/* Unregistered, the range is no longer tracked: all of it dirty. */
+static void test_unregister(void) {
+  dirty_collect(range, RANGE_BYTES, BLOCK_SHIFT, bits);
+  dirty_unregister(range, RANGE_BYTES);
+  EXPECT_EQ(dirty_collect(range, RANGE_BYTES, BLOCK_SHIFT, bits), RANGE_PAGES);
+  NOTE("unregister: done");
+}
+
 static void test_none_backend(void) {
   size_t n = dirty_collect(range, RANGE_BYTES, BLOCK_SHIFT, bits);
   EXPECT_EQ(n, RANGE_PAGES);
@@ -300,5 +308,6 @@ int main(void) {
   test_fork_child_all_dirty();
   test_unregistered_is_all_dirty();
   test_racing_writer();
+  test_unregister();
   return unit_finish("unit_dirty");
 }
