@@ -574,7 +574,7 @@ struct mark_stats {
         (init.c) and collection (collect.c) ------------------------------------- */
 
 struct gc_state {
-  pthread_mutex_t lock;          /* the allocation lock: protects all below */
+  uint32_t lock;                 /* the allocation lock (state.c): protects all below */
   bool initialized;
   bool collecting;
   const char *last_reason;       /* of the current or last collection */
@@ -632,13 +632,34 @@ static inline size_t round_to_blocks(size_t bytes) {
   return (bytes + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1);
 }
 
+/* The allocation lock is a futex word (state.c): LOCK_FREE, LOCK_HELD, or
+   LOCK_CONTENDED (held, and a waiter may be asleep: the unlock wakes one). */
+enum { LOCK_FREE = 0, LOCK_HELD = 1, LOCK_CONTENDED = 2 };
 BIBOP_INTERNAL void gc_lock_contended(void);
+BIBOP_INTERNAL void gc_lock_wake(void);
+static inline bool gc_trylock(void) {
+  uint32_t free_word = LOCK_FREE;
+  return __atomic_compare_exchange_n(&gc.lock, &free_word, LOCK_HELD, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED);
+}
 static inline void gc_lock(void) {
-  if (LIKELY(pthread_mutex_trylock(&gc.lock) == 0)) return;
+  if (LIKELY(gc_trylock())) return;
   gc_lock_contended();
 }
+static inline void gc_unlock(void) {
+  if (UNLIKELY(__atomic_exchange_n(&gc.lock, LOCK_FREE, __ATOMIC_RELEASE) == LOCK_CONTENDED))
+    gc_lock_wake();
+}
 #define LOCK() gc_lock()
-#define UNLOCK() pthread_mutex_unlock(&gc.lock)
+#define UNLOCK() gc_unlock()
+
+/* futex(2) on a private 32-bit word (state.c): sleep while *word ==
+   expected, at most timeout_ns (0: no limit), or until woken, a signal or
+   spuriously (callers re-check); wake up to n sleepers. Raw system calls:
+   async-signal-safe, and not cancellation points, so a volunteer marker
+   may sleep in its suspend handler. */
+BIBOP_INTERNAL void gc_futex_wait(uint32_t *word, uint32_t expected, uint64_t timeout_ns);
+BIBOP_INTERNAL void gc_futex_wake(uint32_t *word, int n);
 
 BIBOP_INTERNAL void gc_ensure_init(void);
 BIBOP_INTERNAL void gc_collect_locked(const char *reason);
@@ -771,6 +792,7 @@ BIBOP_INTERNAL void mark_stats_add(struct mark_stats *sum, struct mark_stats *on
 BIBOP_INTERNAL void markers_after_fork(void);
 BIBOP_INTERNAL void markers_count_phase(void);   /* who joined: bibop_get_marker_counts */
 BIBOP_INTERNAL bool markers_volunteer_offer(unsigned long *generation);
+BIBOP_INTERNAL void markers_stop_closed(void);   /* stopworld_start: wake waiting volunteers */
 BIBOP_INTERNAL void markers_volunteer_mark(unsigned long generation, volatile unsigned long *open_epoch,
                                            unsigned long epoch);
 BIBOP_INTERNAL extern volatile int markers_waiting;  /* idle markers wanting work */

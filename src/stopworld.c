@@ -270,6 +270,7 @@ void stopworld_stop(void) {
 void stopworld_start(void) {
   unsigned long epoch = stop_epoch;
   __atomic_store_n(&open_epoch, 0, __ATOMIC_SEQ_CST);
+  markers_stop_closed();
   struct gc_thread *self = threads_self();
   for (struct gc_thread *t = gc.threads; t; t = t->next)
     if (t != self && t->stopped && !__atomic_load_n(&t->spinning, __ATOMIC_SEQ_CST))
