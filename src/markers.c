@@ -299,6 +299,9 @@ void markers_volunteer_mark(unsigned long generation, volatile unsigned long *op
   leave_phase();
 }
 
+/* How many stopped threads may volunteer in a phase. */
+int markers_volunteer_places(void) { return volunteer_capacity; }
+
 /* Start the helpers. Under the allocation lock. */
 static void start_helpers(void) {
   if (helpers_running || wanted_markers <= 1) return;

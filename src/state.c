@@ -13,6 +13,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <setjmp.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -70,6 +71,35 @@ struct gc_state gc = { .lock = LOCK_FREE, .warn_proc = gc_default_warn_proc };
    paid, once per collection and thread. */
 #define LOCK_SPIN_NS (20 * 1000ull)
 #define LOCK_SPINS_PER_CLOCK_READ 64
+
+__thread struct lock_parking *gc_lock_parking __attribute__((tls_model("initial-exec")));
+sigset_t gc_lock_sleep_mask;
+
+/* Whoever takes the lock from here on marks it contended, since other
+   sleepers may remain: one unlock too many makes a futex call, never one
+   too few. */
+static void lock_sleep(void) {
+  while (__atomic_exchange_n(&gc.lock, LOCK_CONTENDED, __ATOMIC_ACQUIRE) != LOCK_FREE)
+    gc_futex_wait(&gc.lock, LOCK_CONTENDED, 0);
+}
+
+/* A registered thread sleeps parked (internal.h). Its registers are spilled
+   into this frame and `regs`, which is where the collector scans from.
+   Parked is cleared once the lock is held: no collection reads it then. */
+static __attribute__((noinline)) void lock_sleep_parked(struct lock_parking *parking) {
+  jmp_buf regs;
+  __builtin_unwind_init();
+  setjmp(regs);
+  sigset_t saved_mask;
+  pthread_sigmask(SIG_BLOCK, &gc_lock_sleep_mask, &saved_mask);
+  parking->sp = (char *)&regs;
+  __atomic_store_n(&parking->parked, true, __ATOMIC_RELEASE);
+  lock_sleep();
+  __atomic_store_n(&parking->parked, false, __ATOMIC_RELAXED);
+  pthread_sigmask(SIG_SETMASK, &saved_mask, NULL);
+  __asm__ volatile("" : : "r"(&regs) : "memory");
+}
+
 void gc_lock_contended(void) {
   uint64_t until = 0;
   for (unsigned i = 1;; i++) {
@@ -82,11 +112,9 @@ void gc_lock_contended(void) {
       else if (now >= until) break;
     }
   }
-  /* Whoever takes the lock from here on marks it contended, since other
-     sleepers may remain: one unlock too many makes a futex call, never
-     one too few. */
-  while (__atomic_exchange_n(&gc.lock, LOCK_CONTENDED, __ATOMIC_ACQUIRE) != LOCK_FREE)
-    gc_futex_wait(&gc.lock, LOCK_CONTENDED, 0);
+  struct lock_parking *parking = gc_lock_parking;
+  if (parking) lock_sleep_parked(parking);
+  else lock_sleep();
 }
 
 void gc_lock_wake(void) { gc_futex_wake(&gc.lock, 1); }
