@@ -65,10 +65,10 @@ struct gc_state gc = { .lock = LOCK_FREE, .warn_proc = gc_default_warn_proc };
    and often a switch away from a thread with work to do, and a poller
    preempted the holder it was waiting for. What the polling bought: a
    waiter still polling when a collection began was stopped as a running
-   thread and volunteered to mark without a wake-up. A sleeping waiter is
-   stopped too (the signal interrupts the futex wait, the handler runs and
-   may volunteer, the wait resumes); only the wake-up of an idle CPU is
-   paid, once per collection and thread. */
+   thread and volunteered to mark without a wake-up. A registered waiter
+   now sleeps parked (internal.h): a collection scans its stack without
+   signalling it, so it is not woken at all until the lock is its own
+   (stopworld.c signals it only to fill a volunteer place). */
 #define LOCK_SPIN_NS (20 * 1000ull)
 #define LOCK_SPINS_PER_CLOCK_READ 64
 

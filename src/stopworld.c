@@ -42,6 +42,12 @@
  *
  * A finished record (an exited thread not yet joined, threads.c) is never
  * signalled: nothing runs there to answer.
+ *
+ * Parked threads: a registered thread asleep in the allocation lock
+ * (state.c) has recorded its stack pointer and cannot leave the lock the
+ * collector holds, so it is not signalled (parked_in_lock: scanned from
+ * that pointer, never woken to stop or restart), unless too few running
+ * threads were signalled to fill the volunteer places.
  */
 #define _GNU_SOURCE
 #include "internal.h"
