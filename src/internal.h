@@ -66,6 +66,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <pthread.h>
+#include <signal.h>
 
 /* The public headers declare some parameters nonnull (GC_ATTR_NONNULL): a
    hint for clients' compilers. bdwgc ignores or rejects such calls all the
@@ -529,6 +530,18 @@ static inline uint32_t reciprocal_of(uint32_t size) {
 
 /* ---- threads (threads.c, stopworld.c) ---------------------------------------- */
 
+/* A registered thread asleep in the lock (state.c) is *parked*: from
+   before it sleeps until it holds the lock it touches no heap, and runs no
+   signal handler but the stop-the-world ones (gc_lock_sleep_mask, set by
+   stopworld_init, blocks the others), with its registers spilled below
+   `sp`. A collection, which holds the lock, scans a parked thread's stack
+   from `sp` instead of signalling it (stopworld.c), so the thread is
+   neither woken to stop nor woken to restart. threads.c points
+   gc_lock_parking at the record of each registered thread. */
+struct lock_parking {
+  char *sp;
+  bool parked;
+};
 /* A registered thread. Fields change under the allocation lock, except
    stack_ptr and the acks, which the thread's own signal handler writes while
    the collector waits for them, and stack_base, which GC_set_stackbottom
@@ -540,6 +553,8 @@ struct gc_thread {
   char *stack_limit;           /* the stack the system gave it: [stack_limit, */
   char *system_stack_hi;       /* system_stack_hi); both NULL if unknown */
   bool spinning;               /* polling for the restart in the suspend handler */
+  struct lock_parking parking; /* written by the thread itself (state.c) */
+  bool parked_in_lock;         /* parked when the current stop began: not signalled */
   struct alloc_cache *cache;
   bool primordial;             /* the process's first thread: its base is GC_stackbottom */
   bool outlives_exit;          /* started by GC_pthread_create: kept, finished, until joined */
@@ -598,7 +613,7 @@ struct mark_stats {
         (init.c) and collection (collect.c) ------------------------------------- */
 
 struct gc_state {
-  pthread_mutex_t lock;          /* the allocation lock: protects all below */
+  uint32_t lock;                 /* the allocation lock (state.c): protects all below */
   bool initialized;
   bool collecting;
   const char *last_reason;       /* of the current or last collection */
@@ -656,13 +671,37 @@ static inline size_t round_to_blocks(size_t bytes) {
   return (bytes + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1);
 }
 
+/* The allocation lock is a futex word (state.c): LOCK_FREE, LOCK_HELD, or
+   LOCK_CONTENDED (held, and a waiter may be asleep: the unlock wakes one). */
+enum { LOCK_FREE = 0, LOCK_HELD = 1, LOCK_CONTENDED = 2 };
 BIBOP_INTERNAL void gc_lock_contended(void);
+BIBOP_INTERNAL void gc_lock_wake(void);
+BIBOP_INTERNAL extern __thread struct lock_parking *gc_lock_parking
+    __attribute__((tls_model("initial-exec")));
+BIBOP_INTERNAL extern sigset_t gc_lock_sleep_mask;
+static inline bool gc_trylock(void) {
+  uint32_t free_word = LOCK_FREE;
+  return __atomic_compare_exchange_n(&gc.lock, &free_word, LOCK_HELD, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED);
+}
 static inline void gc_lock(void) {
-  if (LIKELY(pthread_mutex_trylock(&gc.lock) == 0)) return;
+  if (LIKELY(gc_trylock())) return;
   gc_lock_contended();
 }
+static inline void gc_unlock(void) {
+  if (UNLIKELY(__atomic_exchange_n(&gc.lock, LOCK_FREE, __ATOMIC_RELEASE) == LOCK_CONTENDED))
+    gc_lock_wake();
+}
 #define LOCK() gc_lock()
-#define UNLOCK() pthread_mutex_unlock(&gc.lock)
+#define UNLOCK() gc_unlock()
+
+/* futex(2) on a private 32-bit word (state.c): sleep while *word ==
+   expected, at most timeout_ns (0: no limit), or until woken, a signal or
+   spuriously (callers re-check); wake up to n sleepers. Raw system calls:
+   async-signal-safe, and not cancellation points, so a volunteer marker
+   may sleep in its suspend handler. */
+BIBOP_INTERNAL void gc_futex_wait(uint32_t *word, uint32_t expected, uint64_t timeout_ns);
+BIBOP_INTERNAL void gc_futex_wake(uint32_t *word, int n);
 
 BIBOP_INTERNAL void gc_ensure_init(void);
 BIBOP_INTERNAL void gc_collect_locked(const char *reason);
@@ -795,6 +834,8 @@ BIBOP_INTERNAL void mark_stats_add(struct mark_stats *sum, struct mark_stats *on
 BIBOP_INTERNAL void markers_after_fork(void);
 BIBOP_INTERNAL void markers_count_phase(void);   /* who joined: bibop_get_marker_counts */
 BIBOP_INTERNAL bool markers_volunteer_offer(unsigned long *generation);
+BIBOP_INTERNAL void markers_stop_closed(void);
+BIBOP_INTERNAL int markers_volunteer_places(void);   /* stopworld_start: wake waiting volunteers */
 BIBOP_INTERNAL void markers_volunteer_mark(unsigned long generation, volatile unsigned long *open_epoch,
                                            unsigned long epoch);
 BIBOP_INTERNAL extern volatile int markers_waiting;  /* idle markers wanting work */

@@ -34,6 +34,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -57,6 +58,15 @@ volatile int markers_waiting;
 static int active_markers;
 static bool phase_done;
 static volatile unsigned long phase_generation;
+/* Futex words volunteers sleep on (they may not wait on a condition
+   variable, see wait_for_work): phase_word changes when a phase opens,
+   pool_word when work enters the pool or the phase ends. Each is bumped
+   under pool_lock and with sequential consistency, then the count of
+   sleepers is read (also sequentially consistent) to skip the wake-up
+   call when nobody sleeps; a sleeper counts itself before the kernel
+   compares the word, so one of the two always sees the other. */
+static uint32_t phase_word, pool_word;
+static int volunteers_sleeping;
 static int helpers_joined, helpers_finished;   /* markers other than the collector's */
 static int helper_places, volunteer_places;    /* still open in this phase */
 static int volunteers_seated;
@@ -98,6 +108,21 @@ static void take_from_pool(struct marker *m) {
   m->top += n;
 }
 
+/* The word changes (under pool_lock, but for the close of a stop): wake
+   the volunteers asleep on it. */
+static void wake_volunteers(uint32_t *word) {
+  __atomic_add_fetch(word, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&volunteers_sleeping, __ATOMIC_SEQ_CST) > 0) gc_futex_wake(word, INT_MAX);
+}
+
+/* A volunteer, pool_lock released: sleep while *word == seen, at most
+   timeout_ns (0: no limit). */
+static void volunteer_sleep(uint32_t *word, uint32_t seen, uint64_t timeout_ns) {
+  __atomic_add_fetch(&volunteers_sleeping, 1, __ATOMIC_SEQ_CST);
+  gc_futex_wait(word, seen, timeout_ns);
+  __atomic_sub_fetch(&volunteers_sleeping, 1, __ATOMIC_SEQ_CST);
+}
+
 void markers_share(struct marker *m) {
   size_t have = (size_t)(m->top - m->base + 1);
   size_t n = have / 2;
@@ -110,6 +135,7 @@ void markers_share(struct marker *m) {
     memmove(m->base, m->base + n, (have - n) * sizeof *m->base);
     m->top -= n;
     pthread_cond_broadcast(&pool_cond);
+    wake_volunteers(&pool_word);
   }
   pthread_mutex_unlock(&pool_lock);
 }
@@ -132,7 +158,9 @@ static void spin_for_work(void) {
 /* Wait for work or the phase's end. A volunteer never sleeps on a
    condition variable: pthread_cond_wait is a cancellation point, and a
    cancellation acted on inside the suspend handler would unwind the thread
-   with pool_lock held. It yields its CPU instead. */
+   with pool_lock held. It sleeps on pool_word instead, a raw futex wait
+   (until session 7 it polled with sched_yield: on guile-parmap, 8 threads
+   on 2 CPUs, up to 51,000 yields a run on a loaded machine). */
 static void wait_for_work(bool volunteer) {
   spin_for_work();
   while (markers_pool_count == 0 && !phase_done) {
@@ -140,10 +168,9 @@ static void wait_for_work(bool volunteer) {
       pthread_cond_wait(&pool_cond, &pool_lock);
       continue;
     }
+    uint32_t seen = __atomic_load_n(&pool_word, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&pool_lock);
-    while (__atomic_load_n(&markers_pool_count, __ATOMIC_RELAXED) == 0 &&
-           !__atomic_load_n(&phase_done, __ATOMIC_RELAXED))
-      sched_yield();
+    volunteer_sleep(&pool_word, seen, 0);
     pthread_mutex_lock(&pool_lock);
   }
 }
@@ -163,6 +190,7 @@ static void work_until_done(struct marker *m, bool volunteer) {
     if (--active_markers == 0) {
       phase_done = true;
       pthread_cond_broadcast(&pool_cond);
+      wake_volunteers(&pool_word);
       break;
     }
     markers_waiting++;
@@ -228,24 +256,41 @@ bool markers_volunteer_offer(unsigned long *generation) {
   return false;
 }
 
-/* The phase a volunteer waits for opens within microseconds of the last
-   acknowledgement; one that has not opened after this long (the collector
-   was descheduled) is given up, and the thread sleeps as usual. The
-   volunteer yields while it waits: a stopped thread that has not answered
-   yet may be queued behind it on its CPU (a spinning volunteer held the
-   stop of bench/mt_gcbench.c up for a whole 2 ms time slice). */
-#define VOLUNTEER_WAIT_NS (2 * 1000 * 1000ull)
+/* The phase a volunteer waits for opens once every stopped thread has
+   answered and the mark bits are cleared: within tens of microseconds on
+   an idle machine, milliseconds when threads outnumber CPUs or the machine
+   is loaded. The volunteer polls for VOLUNTEER_POLL_NS, yielding (a stopped
+   thread that has not answered yet may be queued behind it on its CPU: a
+   spinning volunteer held the stop of bench/mt_gcbench.c up for a whole
+   2 ms time slice), then sleeps on phase_word. It gives up after
+   VOLUNTEER_WAIT_NS (a stop with no marking phase, GC_stop_world_external,
+   also wakes it: markers_stop_closed), and then withdraws its offer if the
+   phase has not opened, so that its place goes to a helper: until session
+   7 it gave up after 2 ms of yielding and kept its place, and a stop slower
+   than that (4-10 ms on a loaded machine with guile-parmap's 8 threads)
+   left the collection to one marker, often the largest ones. */
+#define VOLUNTEER_POLL_NS (50 * 1000ull)
+#define VOLUNTEER_WAIT_NS (100 * 1000 * 1000ull)
 
 /* Wait for the phase after `generation` to open, or for stop epoch `epoch`
    to close (*open_epoch), and mark in a volunteer place if one is free. */
 void markers_volunteer_mark(unsigned long generation, volatile unsigned long *open_epoch,
                             unsigned long epoch) {
-  uint64_t until = os_now_ns() + VOLUNTEER_WAIT_NS;
-  while (phase_generation == generation) {
-    if (*open_epoch != epoch || os_now_ns() >= until) return;
-    sched_yield();
+  uint64_t start = os_now_ns(), now = start;
+  uint32_t seen = __atomic_load_n(&phase_word, __ATOMIC_SEQ_CST);
+  while (phase_generation == generation && *open_epoch == epoch && now - start < VOLUNTEER_WAIT_NS) {
+    if (now - start < VOLUNTEER_POLL_NS) sched_yield();
+    else volunteer_sleep(&phase_word, seen, VOLUNTEER_WAIT_NS - (now - start));
+    now = os_now_ns();
   }
   pthread_mutex_lock(&pool_lock);
+  if (phase_generation == generation) {
+    /* Still unopened: the collector has not counted the offers yet (it
+       does so and opens the phase in one pool_lock section). */
+    __atomic_sub_fetch(&volunteers_offered, 1, __ATOMIC_ACQ_REL);
+    pthread_mutex_unlock(&pool_lock);
+    return;
+  }
   bool joined = phase_generation == generation + 1 && join_phase(&volunteer_places);
   struct marker *m = joined ? &volunteer_markers[volunteers_seated++] : NULL;
   pthread_mutex_unlock(&pool_lock);
@@ -253,6 +298,9 @@ void markers_volunteer_mark(unsigned long generation, volatile unsigned long *op
   work_until_done(m, true);
   leave_phase();
 }
+
+/* How many stopped threads may volunteer in a phase. */
+int markers_volunteer_places(void) { return volunteer_capacity; }
 
 /* Start the helpers. Under the allocation lock. */
 static void start_helpers(void) {
@@ -290,16 +338,19 @@ static bool marker_ready(struct marker *m, size_t entries, bool fixed_stack) {
 void markers_start_phase(struct marker *main) {
   counts.helpers = counts.volunteers = 0;
   if (!helpers_running && gc.thread_count >= 2) start_helpers();
-  int offered = __atomic_exchange_n(&volunteers_offered, 0, __ATOMIC_ACQ_REL);
-  int volunteers = 0;
-  while (volunteers < offered && marker_ready(&volunteer_markers[volunteers], HELPER_STACK_ENTRIES, true))
-    volunteers++;
-  int helpers = (int)wanted_markers - 1 - volunteers;
-  if (helpers > helpers_running) helpers = helpers_running;
-  if (helpers < 0) helpers = 0;
+  int seats = 0;   /* volunteer places with a stack */
+  while (seats < volunteer_capacity && marker_ready(&volunteer_markers[seats], HELPER_STACK_ENTRIES, true))
+    seats++;
   for (int i = 0; i < helpers_running; i++)   /* whichever helpers join */
     (void)marker_ready(&helper_markers[i], HELPER_STACK_ENTRIES, false);
   pthread_mutex_lock(&pool_lock);
+  /* Under pool_lock with the opening of the phase: a volunteer that gave
+     up before it withdraws its offer under pool_lock too. */
+  int offered = __atomic_exchange_n(&volunteers_offered, 0, __ATOMIC_ACQ_REL);
+  int volunteers = offered < seats ? offered : seats;
+  int helpers = (int)wanted_markers - 1 - volunteers;
+  if (helpers > helpers_running) helpers = helpers_running;
+  if (helpers < 0) helpers = 0;
   markers_pool_count = 0;
   markers_waiting = 0;
   active_markers = 1;
@@ -311,6 +362,7 @@ void markers_start_phase(struct marker *main) {
   main->parallel = helpers + volunteers > 0;
   if (main->parallel) mark_fold_prepare();
   phase_generation++;                       /* what the volunteers wait for */
+  wake_volunteers(&phase_word);
   for (int i = 0; i < helpers; i++) pthread_cond_signal(&phase_cond);
   pthread_mutex_unlock(&pool_lock);
 }
@@ -333,6 +385,12 @@ void markers_finish_phase(struct marker *main) {
   pthread_mutex_unlock(&pool_lock);
   main->parallel = false;
 }
+
+/* The stop epoch has closed (stopworld.c), with or without a marking
+   phase: volunteers still waiting for one stop waiting. The epoch is
+   closed first (sequentially consistent), so a volunteer that sleeps after
+   this bump has seen the close. */
+void markers_stop_closed(void) { wake_volunteers(&phase_word); }
 
 /* Every marker other than the collector's: helpers', then volunteer places. */
 #define OTHER_MARKERS (2 * MAX_MARKERS)

@@ -148,12 +148,14 @@ GC_API void *GC_clear_stack(void *arg) {
 }
 
 /* Other registered threads: stopped or suspended ones from where their
-   handler stood, blocking ones from where they entered GC_do_blocking, up
+   handler stood, blocking ones from where they entered GC_do_blocking,
+   ones parked in the allocation lock from where they went to sleep, up
    to their current stack bottom. Finished ones have no stack. */
 static void scan_other_threads(void) {
   struct gc_thread *self = threads_self();
   for (struct gc_thread *t = gc.threads; t; t = t->next) {
-    if (t == self || t->finished || (!t->stopped && !t->blocking && !t->suspended) || !t->stack_ptr ||
+    if (t == self || t->finished || (!t->stopped && !t->blocking && !t->suspended && !t->parked_in_lock) ||
+        !t->stack_ptr ||
         t->precise)
       continue;
     scan_stack((uintptr_t)t->stack_ptr, (uintptr_t)threads_stack_base(t));

@@ -6,12 +6,18 @@
  * reaches them through the GOT). Settings live here so that any layer may
  * read them without calling up into the API files; the API files only
  * write them for the client.
- * Owns no logic beyond the lock's contended path.
+ * Owns no logic beyond the lock's contended path and the futex calls it
+ * and the markers sleep in.
  */
-#define _GNU_SOURCE   /* PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP */
+#define _GNU_SOURCE
 #include "internal.h"
 
-#include <sched.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ---- exported data, as bdwgc 8.2 exports it ------------------------------- */
 
@@ -43,32 +49,87 @@ GC_abort_func GC_on_abort = gc_default_abort_func;
    without the lock and then runs them through its hook). */
 volatile bool finalize_pending;
 
-/* The allocation lock spins a little before sleeping (glibc's adaptive
-   mutex): it is held for short stretches (refills, uncollectable objects,
-   GC_free), and a sleep and wake-up per contended acquisition cost more
-   than the wait. Measured: a GC_malloc_uncollectable + GC_free pair from
-   2 threads 464 -> 217-317 ns (stock 243), mt_gcbench with 4 threads
-   -8%, 2 threads -2% (alternating runs, docs/BENCHMARKS.md). */
-struct gc_state gc = { .lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP, .warn_proc = gc_default_warn_proc };
+/* The allocation lock is a futex word (internal.h): taking it free is one
+   compare-and-swap, releasing it one exchange, and a system call is made
+   only when a waiter went to sleep. */
+struct gc_state gc = { .lock = LOCK_FREE, .warn_proc = gc_default_warn_proc };
 
-/* The lock is busy: poll it, yielding the CPU, for up to LOCK_POLL_NS before
-   sleeping on it. It is held either briefly (a refill) or for a whole
-   collection, during which a waiter that is still polling is stopped by a
-   signal to a running thread (no wake-up of an idle CPU), volunteers to mark
-   (markers.c) and gets the lock back without being woken either. */
-#define LOCK_POLL_NS (2 * 1000 * 1000ull)
+/* The lock is busy. It is held either for short stretches (a refill, an
+   uncollectable object, GC_free: microseconds) or for a whole collection.
+   A waiter spins, without system calls, while the holder is not collecting
+   and for at most LOCK_SPIN_NS, then sleeps on the futex until an unlock
+   wakes it.
+   Why not poll with sched_yield for 2 ms, as until session 7: with more
+   threads than CPUs (guile-parmap runs 8 workers on 2 CPUs) the pollers
+   made 13,000-44,000 yields a run on a loaded machine, each a system call
+   and often a switch away from a thread with work to do, and a poller
+   preempted the holder it was waiting for. What the polling bought: a
+   waiter still polling when a collection began was stopped as a running
+   thread and volunteered to mark without a wake-up. A registered waiter
+   now sleeps parked (internal.h): a collection scans its stack without
+   signalling it, so it is not woken at all until the lock is its own
+   (stopworld.c signals it only to fill a volunteer place). */
+#define LOCK_SPIN_NS (20 * 1000ull)
+#define LOCK_SPINS_PER_CLOCK_READ 64
+
+__thread struct lock_parking *gc_lock_parking __attribute__((tls_model("initial-exec")));
+sigset_t gc_lock_sleep_mask;
+
+/* Whoever takes the lock from here on marks it contended, since other
+   sleepers may remain: one unlock too many makes a futex call, never one
+   too few. */
+static void lock_sleep(void) {
+  while (__atomic_exchange_n(&gc.lock, LOCK_CONTENDED, __ATOMIC_ACQUIRE) != LOCK_FREE)
+    gc_futex_wait(&gc.lock, LOCK_CONTENDED, 0);
+}
+
+/* A registered thread sleeps parked (internal.h). Its registers are spilled
+   into this frame and `regs`, which is where the collector scans from.
+   Parked is cleared once the lock is held: no collection reads it then. */
+static __attribute__((noinline)) void lock_sleep_parked(struct lock_parking *parking) {
+  jmp_buf regs;
+  __builtin_unwind_init();
+  setjmp(regs);
+  sigset_t saved_mask;
+  pthread_sigmask(SIG_BLOCK, &gc_lock_sleep_mask, &saved_mask);
+  parking->sp = (char *)&regs;
+  __atomic_store_n(&parking->parked, true, __ATOMIC_RELEASE);
+  lock_sleep();
+  __atomic_store_n(&parking->parked, false, __ATOMIC_RELAXED);
+  pthread_sigmask(SIG_SETMASK, &saved_mask, NULL);
+  __asm__ volatile("" : : "r"(&regs) : "memory");
+}
+
 void gc_lock_contended(void) {
   uint64_t until = 0;
-  for (unsigned i = 0;; i++) {
-    if (pthread_mutex_trylock(&gc.lock) == 0) return;
-    if (i < 64) {
-      os_cpu_relax();
-      continue;
+  for (unsigned i = 1;; i++) {
+    if (__atomic_load_n(&gc.lock, __ATOMIC_RELAXED) == LOCK_FREE && gc_trylock()) return;
+    if (__atomic_load_n(&gc.collecting, __ATOMIC_RELAXED)) break;
+    os_cpu_relax();
+    if (i % LOCK_SPINS_PER_CLOCK_READ == 0) {
+      uint64_t now = os_now_ns();
+      if (!until) until = now + LOCK_SPIN_NS;
+      else if (now >= until) break;
     }
-    uint64_t now = os_now_ns();
-    if (!until) until = now + LOCK_POLL_NS;
-    else if (now >= until) break;
-    sched_yield();
   }
-  pthread_mutex_lock(&gc.lock);
+  struct lock_parking *parking = gc_lock_parking;
+  if (parking) lock_sleep_parked(parking);
+  else lock_sleep();
+}
+
+void gc_lock_wake(void) { gc_futex_wake(&gc.lock, 1); }
+
+/* Both keep errno: they run inside the lock and signal handlers, between a
+   client's call and its errno check. */
+void gc_futex_wait(uint32_t *word, uint32_t expected, uint64_t timeout_ns) {
+  int saved_errno = errno;
+  struct timespec timeout = { (time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u) };
+  syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, timeout_ns ? &timeout : NULL, NULL, 0);
+  errno = saved_errno;
+}
+
+void gc_futex_wake(uint32_t *word, int n) {
+  int saved_errno = errno;
+  syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+  errno = saved_errno;
 }

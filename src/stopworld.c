@@ -42,6 +42,12 @@
  *
  * A finished record (an exited thread not yet joined, threads.c) is never
  * signalled: nothing runs there to answer.
+ *
+ * Parked threads: a registered thread asleep in the allocation lock
+ * (state.c) has recorded its stack pointer and cannot leave the lock the
+ * collector holds, so it is not signalled (parked_in_lock: scanned from
+ * that pointer, never woken to stop or restart), unless too few running
+ * threads were signalled to fill the volunteer places.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -172,6 +178,9 @@ void stopworld_init(void) {
   if (sigaction(suspend_signal, &sa, NULL) != 0) gc_abort("bibop: cannot install the suspend handler");
   sa.sa_handler = restart_handler;
   if (sigaction(restart_signal, &sa, NULL) != 0) gc_abort("bibop: cannot install the restart handler");
+  sigfillset(&gc_lock_sleep_mask);   /* a thread parked in the lock takes only ours */
+  sigdelset(&gc_lock_sleep_mask, suspend_signal);
+  sigdelset(&gc_lock_sleep_mask, restart_signal);
 }
 
 /* Wait until every stopped thread's field (stop_ack or resume_ack) holds
@@ -251,18 +260,43 @@ static void drain_acks(void) {
   while (sem_trywait(&ack_sem) == 0) {}
 }
 
+static void signal_to_stop(struct gc_thread *t) {
+  if (pthread_kill(t->id, suspend_signal) == 0) t->stopped = true;
+  else t->vanished = true;
+}
+
 void stopworld_stop(void) {
   struct gc_thread *self = threads_self();
   unsigned long epoch = ++stop_epoch;
   drain_acks();
   __atomic_store_n(&open_epoch, epoch, __ATOMIC_RELEASE);
+  int signalled = 0;
   for (struct gc_thread *t = gc.threads; t; t = t->next) {
     t->stopped = false;
+    t->parked_in_lock = false;
     if (t == self || t->blocking || t->vanished || t->finished ||
         __atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE))
       continue;
-    if (pthread_kill(t->id, suspend_signal) == 0) t->stopped = true;
-    else t->vanished = true;
+    if (__atomic_load_n(&t->parking.parked, __ATOMIC_ACQUIRE)) {
+      t->parked_in_lock = true;   /* asleep in the lock we hold: it stays put */
+      continue;
+    }
+    signal_to_stop(t);
+    signalled++;
+  }
+  /* Too few threads running to fill the volunteer places: wake parked ones
+     with the signal, now, rather than helpers when the phase opens (later,
+     and too late for a small heap's marking). */
+  int places = markers_volunteer_places();
+  for (struct gc_thread *t = gc.threads; t; t = t->next) {
+    if (!t->parked_in_lock) continue;
+    if (signalled < places) {
+      t->parked_in_lock = false;
+      signal_to_stop(t);
+      signalled++;
+    } else {
+      t->stack_ptr = t->parking.sp;   /* scanned from where it went to sleep */
+    }
   }
   wait_for_acks(epoch, false, suspend_signal);
 }
@@ -270,12 +304,13 @@ void stopworld_stop(void) {
 void stopworld_start(void) {
   unsigned long epoch = stop_epoch;
   __atomic_store_n(&open_epoch, 0, __ATOMIC_SEQ_CST);
+  markers_stop_closed();
   struct gc_thread *self = threads_self();
   for (struct gc_thread *t = gc.threads; t; t = t->next)
     if (t != self && t->stopped && !__atomic_load_n(&t->spinning, __ATOMIC_SEQ_CST))
       pthread_kill(t->id, restart_signal);
   wait_for_acks(epoch, true, restart_signal);
-  for (struct gc_thread *t = gc.threads; t; t = t->next) t->stopped = false;
+  for (struct gc_thread *t = gc.threads; t; t = t->next) t->stopped = t->parked_in_lock = false;
 }
 
 GC_API void GC_set_suspend_signal(int sig) {

@@ -137,6 +137,7 @@ static struct gc_thread *register_locked(char *stack_base) {
   gc.threads = t;
   gc.thread_count++;
   tl_thread = t;
+  gc_lock_parking = &t->parking;
   pthread_setspecific(exit_key, t);
   return t;
 }
@@ -151,6 +152,7 @@ static void retire_locked(struct gc_thread *t) {
   if (t == tl_thread) {
     if (hooks.thread_exit) hooks.thread_exit();
     tl_thread = NULL;
+    gc_lock_parking = NULL;
     pthread_setspecific(exit_key, NULL);
   }
 }

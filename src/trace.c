@@ -89,7 +89,7 @@ void trace_collection(const struct trace_record *r) {
    but never forever (the exiting thread itself may hold the lock). */
 static bool trace_lock_for_exit(void) {
   for (int i = 0; i < TRACE_EXIT_LOCK_TRIES; i++) {
-    if (pthread_mutex_trylock(&gc.lock) == 0) return true;
+    if (gc_trylock()) return true;
     struct timespec wait = { 0, TRACE_EXIT_LOCK_WAIT_NS };
     nanosleep(&wait, NULL);
   }

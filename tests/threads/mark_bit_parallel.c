@@ -16,6 +16,10 @@
  *   with a fill pattern and collects: a payload whose mark was lost is freed
  *   and soon overwritten, which its checksum shows. Every list must stay
  *   intact too, and some collections must have run with a second marker.
+ *   A second marker joins only a phase still running when it arrives (a
+ *   stopped thread's handler must run first, a helper must wake up), so
+ *   each worker also keeps a ballast list of BALLAST cells that makes every
+ *   collection mark for a while.
  * Behaviour only: no timing. */
 #define _GNU_SOURCE
 #include <gc.h>
@@ -34,6 +38,7 @@
 #define HOOKED 500
 #define ROUNDS 400
 #define EXTRA_ROUNDS 20000
+#define BALLAST 20000
 
 typedef struct {
     uint64_t *payload;   /* kept by GC_set_mark_bit only */
@@ -115,6 +120,8 @@ static void *worker(void *arg)
     /* The holders themselves are kept by this array (an ordinary object). */
     holder_t **hs = GC_MALLOC(HOLDERS * sizeof *hs);
     TCHECK(hs != NULL, "GC_MALLOC returned NULL");
+    tcell_t *ballast;
+    TLIST_BUILD(ballast, BALLAST, base);
     for (size_t i = 0; i < HOLDERS; i++) {
         holder_t *h = GC_generic_malloc(sizeof *h, g_holder_kind);
         TCHECK(h != NULL, "GC_generic_malloc returned NULL");
@@ -134,6 +141,7 @@ static void *worker(void *arg)
         }
     }
     verify_holders(hs, "holder payload or list at the end");
+    tlist_verify(ballast, BALLAST, base, "ballast list");
     return NULL;
 }
 
