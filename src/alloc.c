@@ -60,11 +60,70 @@ static uint64_t window_mask(const struct block *b, unsigned w) {
   return ((uint64_t)1 << (b->nobjs - first)) - 1;
 }
 
+/* ---- generational mode (issue #17): the slots claimed since the last
+   collection are young. A minor collection clears their mark bits and
+   keeps the others' (old objects). Kept per region, beside the descriptor
+   array (a block's four words found by masking its descriptor address),
+   only in generational mode; a block's words are nonzero exactly when it is
+   on young_blocks. If memory for either is refused, young_lost makes the
+   next collection a major one (which needs no record). */
+static struct meta_vec young_blocks = { .item_size = sizeof(struct block *) };
+static bool young_lost;
+
+static uint64_t *young_bits(const struct block *b, bool create) {
+  struct block *blocks = block_array_of(b);
+  struct region_info *ri = pt_region_info(blocks);
+  if (!ri->young) {
+    if (!create) return NULL;
+    ri->young = meta_alloc(BLOCKS_PER_REGION * sizeof *ri->young);
+    if (!ri->young) return NULL;
+  }
+  return ri->young[b - blocks];
+}
+
+static void note_young(struct block *b, unsigned w, uint64_t bits) {
+  uint64_t *y = young_bits(b, true);
+  if (!y) { young_lost = true; return; }
+  uint64_t any = 0;
+  for (unsigned i = 0; i < MARK_WORDS; i++) any |= y[i];
+  if (!any && !meta_vec_push(&young_blocks, &b)) { young_lost = true; return; }
+  y[w] |= bits;
+}
+
+size_t alloc_young_count(void) { return young_blocks.count; }
+struct block *alloc_young_block(size_t i) { return META_VEC_AT(&young_blocks, struct block *, i); }
+const uint64_t *alloc_young_bits(const struct block *b) { return young_bits(b, false); }
+bool alloc_young_lost(void) { return young_lost; }
+
+/* After marking (before cursor windows are claimed again): every survivor
+   is old from now on. What stays young: the slots of live cursor windows
+   that marking did not reach (not handed out yet, or handed out and
+   already dead: those must never be scanned as old objects). */
+static void young_record_cursor(struct cursor *c, void *ctx) {
+  (void)ctx;
+  if (!c->blk || gc.kinds[c->blk->kind].uncollectable) return;
+  uint64_t unreached = c->claimed & ~c->blk->u.mark[c->word];
+  if (unreached) note_young(c->blk, c->word, unreached);
+}
+
+static void for_each_cursor(void (*fn)(struct cursor *c, void *ctx), void *ctx);
+
+static void young_reset(void) {
+  for (size_t i = 0; i < young_blocks.count; i++) {
+    uint64_t *y = young_bits(alloc_young_block(i), false);
+    if (y) memset(y, 0, MARK_WORDS * sizeof *y);
+  }
+  young_blocks.count = 0;
+  young_lost = false;
+  if (gc.generational) for_each_cursor(young_record_cursor, NULL);
+}
+
 /* Claim the free slots of window w of block b for cursor c. */
 static bool claim_window(struct cursor *c, struct block *b, unsigned w) {
   uint64_t free_bits = ~b->u.mark[w] & window_mask(b, w);
   if (!free_bits) return false;
   b->u.mark[w] |= free_bits;
+  if (UNLIKELY(gc.generational)) note_young(b, w, free_bits);
   c->bits = free_bits;
   c->claimed = free_bits;
   c->blk = b;
@@ -205,6 +264,7 @@ void alloc_forget_claim(struct block *b, unsigned i) {
 }
 
 void alloc_after_mark(void) {
+  if (gc.generational || young_blocks.count) young_reset();
   for (struct alloc_cache *ac = gc.caches; ac; ac = ac->next_cache)
     for (int k = 0; k < CACHED_KINDS; k++)
       for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) reclaim_window(&ac->c[k][g]);
