@@ -269,12 +269,6 @@ bool gc_make_room(size_t nblocks) {
        all its blocks, though most of its slots are free. */
     if (nblocks == 1) return true;
   }
-  /* A minor collection leaves old garbage in place: the heap grows only
-     after a major one has found what is really free. */
-  if (may_collect && gc.generational && gc.last_was_minor) {
-    gc_collect_locked("before growth");
-    if (fits(nblocks)) return true;
-  }
   if (expand_budget(nblocks)) return true;
   /* At the limit: one more collection may free enough. */
   if (may_collect && gc.bytes_since_gc > 0) {

@@ -27,7 +27,9 @@
  *     reachable wrote the old object's page after the last collection.
  *  4. A major collection runs when asked for (GC_gcollect, the heap limit,
  *     anything but allocation pacing), after GC_full_freq minor ones, when
- *     a region is new, and when the allocator could not record young slots.
+ *     the blocks in use have more than doubled since the last major one
+ *     (old garbage is found only by majors), when a region is new, and when
+ *     the allocator could not record young slots.
  */
 #include "internal.h"
 
@@ -36,6 +38,11 @@
 /* One region's written blocks, reused across collections. */
 static uint64_t dirty_map[BLOCKS_PER_REGION / 64];
 static unsigned long minors_since_major;
+/* Blocks in use after the last major collection, and after the last
+   collection: old garbage accumulates between majors, and the old
+   generation may at most double (plus OLD_GROWTH_FLOOR) before a major. */
+static size_t blocks_after_major, blocks_after_last;
+#define OLD_GROWTH_FLOOR_BLOCKS 256   /* 1 MiB */
 
 /* Register and protect regions not tracked yet; true if there was one. A
    region the kernel refuses ends generational mode (with a warning): minor
@@ -71,7 +78,9 @@ bool gen_begin(const char *reason) {
   if (!gc.generational) return false;
   bool new_region = track_new_regions();
   GC_word full_freq = GC_full_freq ? (GC_word)GC_full_freq : 1;
-  return !new_region && !asked_for(reason) && !alloc_young_lost() && minors_since_major < full_freq;
+  bool old_doubled = blocks_after_last > 2 * blocks_after_major + OLD_GROWTH_FLOOR_BLOCKS;
+  return !new_region && !asked_for(reason) && !alloc_young_lost() && minors_since_major < full_freq &&
+         !old_doubled;
 }
 
 /* Rescan the old objects of one region's written blocks. A large object
@@ -118,6 +127,8 @@ void gen_mark_written(bool minor) {
 void gen_end(bool minor, uint64_t pause_ns) {
   gc.last_was_minor = minor;
   if (!gc.generational) return;
+  blocks_after_last = gc.blocks_in_use;
+  if (!minor) blocks_after_major = gc.blocks_in_use;
   if (minor) {
     minors_since_major++;
     gc.minor_collections++;
