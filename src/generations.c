@@ -26,10 +26,11 @@
  *     reachable from an old one is reached because the store that made it
  *     reachable wrote the old object's page after the last collection.
  *  4. A major collection runs when asked for (GC_gcollect, the heap limit,
- *     anything but allocation pacing), after GC_full_freq minor ones, when
- *     the blocks in use have more than doubled since the last major one
- *     (old garbage is found only by majors), when a region is new, and when
- *     the allocator could not record young slots.
+ *     external memory: anything but allocation pacing), after GC_full_freq
+ *     minor ones, when the blocks in use have grown by more than
+ *     1/GC_free_space_divisor since the last major one (old garbage is
+ *     found only by majors), when a region is new, and when the allocator
+ *     could not record young slots.
  */
 #include "internal.h"
 
@@ -40,7 +41,8 @@ static uint64_t dirty_map[BLOCKS_PER_REGION / 64];
 static unsigned long minors_since_major;
 /* Blocks in use after the last major collection, and after the last
    collection: old garbage accumulates between majors, and the old
-   generation may at most double (plus OLD_GROWTH_FLOOR) before a major. */
+   generation may grow by 1/GC_free_space_divisor of itself (plus the
+   floor) before a major. */
 static size_t blocks_after_major, blocks_after_last;
 #define OLD_GROWTH_FLOOR_BLOCKS 256   /* 1 MiB */
 
@@ -65,8 +67,11 @@ static bool track_new_regions(void) {
   return any;
 }
 
+/* Only allocation pacing may run a minor collection. External memory
+   pacing runs majors: the foreign memory it must give back usually hangs
+   from objects that died old (a minor collection would find none). */
 static bool asked_for(const char *reason) {
-  return strcmp(reason, "allocation") != 0 && strcmp(reason, "external memory") != 0;
+  return strcmp(reason, "allocation") != 0;
 }
 
 bool gen_begin(const char *reason) {
@@ -78,7 +83,9 @@ bool gen_begin(const char *reason) {
   if (!gc.generational) return false;
   bool new_region = track_new_regions();
   GC_word full_freq = GC_full_freq ? (GC_word)GC_full_freq : 1;
-  bool old_doubled = blocks_after_last > 2 * blocks_after_major + OLD_GROWTH_FLOOR_BLOCKS;
+  GC_word divisor = GC_free_space_divisor ? GC_free_space_divisor : 1;
+  bool old_doubled = blocks_after_last > blocks_after_major + blocks_after_major / divisor +
+                                             OLD_GROWTH_FLOOR_BLOCKS;
   return !new_region && !asked_for(reason) && !alloc_young_lost() && minors_since_major < full_freq &&
          !old_doubled;
 }

@@ -41,7 +41,7 @@ static uint64_t expect_id[THREADS * OLD_PER_THREAD][SLOTS];
 static uint8_t expect_len[THREADS * OLD_PER_THREAD][SLOTS];
 static uint64_t next_id = 1;
 static pthread_mutex_t id_lock = PTHREAD_MUTEX_INITIALIZER;
-static long rounds = 60000;
+static long rounds = 20000;
 
 static uint64_t hash(uint64_t x) {
   x ^= x >> 31; x *= 0x7fb5d329728ea185ULL; x ^= x >> 27; x *= 0x81dadef4bc2dd44dULL;
