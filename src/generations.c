@@ -22,9 +22,11 @@
  *     a minor collection sees every page written since the previous
  *     collection started. Pages the kernel cannot vouch for (decommitted
  *     and committed again, untracked) count as written.
- *  3. An old object is never freed by a minor collection; a young object
- *     reachable from an old one is reached because the store that made it
- *     reachable wrote the old object's page after the last collection.
+ *  3. An old object is never freed by a minor collection. Objects are
+ *     young for two cycles (age 0, then age 1 after one survival; alloc.c),
+ *     so a young object reachable from an old one was stored there after
+ *     the collection before the last began: a minor collection rescans the
+ *     blocks written in the last two cycles.
  *  4. A major collection runs when asked for (GC_gcollect, the heap limit,
  *     external memory: anything but allocation pacing), after GC_full_freq
  *     minor ones, when the blocks in use have grown by more than
@@ -36,7 +38,7 @@
 
 #include <string.h>
 
-/* One region's written blocks, reused across collections. */
+/* One region's blocks written in this cycle, reused across collections. */
 static uint64_t dirty_map[BLOCKS_PER_REGION / 64];
 static unsigned long minors_since_major;
 /* Blocks in use after the last major collection, and after the last
@@ -55,7 +57,9 @@ static bool track_new_regions(void) {
     struct region_info *ri = pt_region_info(pt_heap_region(i));
     if (ri->dirty_tracked) continue;
     any = true;
-    ri->dirty_tracked = dirty_register(ri->base, REGION_BYTES) && dirty_protect(ri->base, REGION_BYTES);
+    if (!ri->dirty_before) ri->dirty_before = meta_alloc(sizeof dirty_map);
+    ri->dirty_tracked = ri->dirty_before && dirty_register(ri->base, REGION_BYTES) &&
+                        dirty_protect(ri->base, REGION_BYTES);
     if (!ri->dirty_tracked) {
       gc_warn("bibop: writes to a heap region (%p) cannot be tracked: generational mode off\n",
               (GC_word)(uintptr_t)ri->base);
@@ -90,15 +94,20 @@ bool gen_begin(const char *reason) {
          !old_doubled;
 }
 
-/* Rescan the old objects of one region's written blocks. A large object
-   spanning several written blocks is pushed once (blocks come in address
-   order, its blocks are consecutive). */
-static size_t rescan_region(struct region_info *ri) {
+/* Collect one region's written blocks (protecting them again), keep them
+   for the next collection, and, in a minor collection, rescan the old
+   objects of the blocks written in this cycle or the one before (objects
+   of age 1 may be referenced from a page written before the last
+   collection: invariant 3). A large object spanning several such blocks is
+   pushed once (blocks come in address order, its blocks are consecutive).
+   Returns the blocks written in this cycle. */
+static size_t collect_region(struct region_info *ri, bool minor) {
   size_t written = dirty_collect(ri->base, REGION_BYTES, BLOCK_SHIFT, dirty_map);
-  if (!written) return 0;
   struct block *last_large = NULL;
   for (size_t w = 0; w < BLOCKS_PER_REGION / 64; w++) {
-    uint64_t bits = dirty_map[w];
+    uint64_t now = dirty_map[w], bits = now | ri->dirty_before[w];
+    ri->dirty_before[w] = now;
+    if (!minor) continue;
     while (bits) {
       size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
       bits &= bits - 1;
@@ -122,11 +131,7 @@ void gen_mark_written(bool minor) {
   size_t written = 0;
   for (size_t i = 0; i < pt_heap_region_count(); i++) {
     struct region_info *ri = pt_region_info(pt_heap_region(i));
-    if (minor) {
-      written += rescan_region(ri);
-    } else if (ri->dirty_tracked) {
-      (void)dirty_collect(ri->base, REGION_BYTES, BLOCK_SHIFT, dirty_map);   /* protect again */
-    }
+    if (ri->dirty_tracked) written += collect_region(ri, minor);
   }
   if (minor) gc.last_dirty_blocks = written;
 }

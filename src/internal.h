@@ -202,8 +202,10 @@ struct region_info {
   uint8_t chunk_returned[CHUNKS_PER_REGION];  /* decommitted after use, not committed since:
                                                  part of the heap's unmapped bytes */
   uint32_t chunk_freed_at[CHUNKS_PER_REGION]; /* gc_no when it became free */
-  uint64_t (*young)[MARK_WORDS];      /* generational mode: slots claimed since the
-                                          last collection, per block (alloc.c) */
+  uint64_t (*young)[2][MARK_WORDS];   /* generational mode: per block, the slots of
+                                          age 0 and 1 (alloc.c) */
+  uint64_t *dirty_before;              /* generational mode: the blocks written in
+                                          the cycle before the last (generations.c) */
   bool dirty_tracked;                  /* generational mode: writes to the region are
                                           tracked (generations.c) */
   uint64_t *static_pages;              /* static-only slot: one bit per 4 KiB page,
@@ -735,12 +737,13 @@ BIBOP_INTERNAL void alloc_cache_release(struct alloc_cache *ac);
 BIBOP_INTERNAL void alloc_unclaimed_bits(struct block *b, uint64_t bits[MARK_WORDS]);
 BIBOP_INTERNAL void alloc_forget_claim(struct block *b, unsigned i);
 BIBOP_INTERNAL void alloc_forget_block(struct block *b);
-/* Generational mode: the blocks with slots claimed since the last
-   collection, and those slots (NULL: none); lost: a record could not be
-   kept, the next collection must be major. */
+/* Generational mode: the blocks with young slots (allocated since the last
+   collection, or survivors of one collection only), and those slots
+   (false: none); lost: a record could not be kept, the next collection
+   must be major. */
 BIBOP_INTERNAL size_t alloc_young_count(void);
 BIBOP_INTERNAL struct block *alloc_young_block(size_t i);
-BIBOP_INTERNAL const uint64_t *alloc_young_bits(const struct block *b);
+BIBOP_INTERNAL bool alloc_young_mask(const struct block *b, uint64_t young[MARK_WORDS]);
 BIBOP_INTERNAL bool alloc_young_lost(void);
 
 /* ---- debugging allocator and leak detection (debug.c) ------------------------- */

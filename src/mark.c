@@ -727,8 +727,9 @@ void mark_clear_young(void) {
   begin_phase();
   for (size_t i = 0; i < alloc_young_count(); i++) {
     struct block *b = alloc_young_block(i);
-    const uint64_t *young = alloc_young_bits(b);
-    if (b->state != BLOCK_SMALL || !young || gc.kinds[b->kind].uncollectable) continue;
+    uint64_t young[MARK_WORDS];
+    if (b->state != BLOCK_SMALL || gc.kinds[b->kind].uncollectable || !alloc_young_mask(b, young))
+      continue;
     clear_bits(b, young);
   }
   end_clearing();
