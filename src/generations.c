@@ -4,11 +4,11 @@
  * a minor and a major collection, which heap regions have their writes
  * tracked, and the rescan of old objects on written pages.
  *
- * Objects that survive a collection are old: their mark bits stay set. A
- * minor collection clears only the bits of young slots (claimed since the
- * last collection, alloc.c; young large objects are still unmarked), then
- * marks from the roots and from every old object on a page written since
- * the last collection; marking stops at marked (old) objects. Sweeping is
+ * Objects that survive two collections are old: their mark bits stay set.
+ * A minor collection clears only the bits of young slots (alloc.c; young
+ * large objects are still unmarked), then marks from the roots and from
+ * every old object on a page written in the last two cycles; marking
+ * stops at marked (old) objects. Sweeping is
  * unchanged: unmarked slots are free. A major collection is today's full
  * collection.
  *
