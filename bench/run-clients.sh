@@ -39,7 +39,8 @@
 # usage: bench/run-clients.sh [ROUNDS] [BUILD_DIR] [WORKLOAD...]
 #   defaults: 3 ./build, all fifteen workloads; "issue4" stands for the
 #   first six, "suite" for all.  RUN_TIMEOUT (seconds, default 300) bounds
-#   a run.
+#   a run.  BIBOP_ENV="NAME=VALUE ..." is added to bibop's runs only (each
+#   run starts from an empty environment).
 # Needs guile-3.0 (+ guild from guile-3.0-dev), ecl, gcc, nix-bin, neko,
 # asymptote, w3m, /usr/bin/time, awk, coreutils (scripts/install-deps.sh).
 # Timings are noisy on a shared machine: the load average before and after
@@ -158,6 +159,9 @@ side_env() {
   echo "NIX_CONF_DIR=$work/nix/conf"
   echo "NIX_STORE_DIR=$work/nix/store"
   [[ $side == bibop ]] && echo "LD_LIBRARY_PATH=$libdir"
+  # BIBOP_ENV: settings for bibop's runs only, e.g. BIBOP_ENV="BIBOP_GENERATIONAL=1"
+  # (runs start from an empty environment: nothing else reaches them).
+  if [[ $side == bibop ]]; then for kv in ${BIBOP_ENV:-}; do echo "$kv"; done; fi
   return 0
 }
 

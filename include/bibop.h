@@ -140,6 +140,21 @@ struct bibop_gc_stats {
 };
 BIBOP_API void bibop_get_gc_stats(struct bibop_gc_stats *out);
 
+/* Generational mode (GC_enable_incremental, BIBOP_GENERATIONAL=1): minor
+   collections trace only from the roots and from old objects on pages
+   written since the last collection (docs/GUIDE.md). */
+struct bibop_generation_stats {
+  int enabled;                      /* minor collections may run */
+  const char *dirty_backend;        /* how written pages are found:
+                                       "uffd-wp-async" or "none" (all written) */
+  unsigned long minor_collections, major_collections;  /* since it was enabled */
+  size_t last_dirty_blocks;         /* 4 KiB blocks the last minor collection
+                                       found written */
+  unsigned long long minor_pause_ns, major_pause_ns;   /* summed */
+  unsigned long long max_minor_pause_ns;
+};
+BIBOP_API void bibop_get_generation_stats(struct bibop_generation_stats *out);
+
 /* What the marker did in the last completed collection (all parallel
    markers summed). Each candidate word the marker examined (roots and the
    words of scanned objects; a word is counted again if overflow recovery

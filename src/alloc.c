@@ -60,11 +60,93 @@ static uint64_t window_mask(const struct block *b, unsigned w) {
   return ((uint64_t)1 << (b->nobjs - first)) - 1;
 }
 
+/* ---- generational mode (issue #17): young slots. A slot is young while
+   it holds an object allocated since the last collection (age 0) or one
+   that has survived exactly one collection (age 1); a minor collection
+   clears the mark bits of young slots and keeps the others' (old objects).
+   Two survivals make an object old: data that dies just after surviving
+   one collection is still found by minor ones. Kept per region, beside the
+   descriptor array (a block's words found by masking its descriptor
+   address), only in generational mode; a block's words are nonzero
+   exactly when it is on young_blocks. If memory for either is refused,
+   young_lost makes the next collection a major one (which needs no
+   record). */
+enum { AGE0, AGE1 };
+static struct meta_vec young_blocks = { .item_size = sizeof(struct block *) };
+static bool young_lost;
+
+static uint64_t (*young_ages(const struct block *b, bool create))[MARK_WORDS] {
+  struct block *blocks = block_array_of(b);
+  struct region_info *ri = pt_region_info(blocks);
+  if (!ri->young) {
+    if (!create) return NULL;
+    ri->young = meta_alloc(BLOCKS_PER_REGION * sizeof *ri->young);
+    if (!ri->young) return NULL;
+  }
+  return ri->young[b - blocks];
+}
+
+static bool any_young(uint64_t (*ages)[MARK_WORDS]) {
+  uint64_t any = 0;
+  for (unsigned w = 0; w < MARK_WORDS; w++) any |= ages[AGE0][w] | ages[AGE1][w];
+  return any != 0;
+}
+
+static void note_young(struct block *b, unsigned w, uint64_t bits) {
+  uint64_t (*ages)[MARK_WORDS] = young_ages(b, true);
+  if (!ages) { young_lost = true; return; }
+  if (!any_young(ages) && !meta_vec_push(&young_blocks, &b)) { young_lost = true; return; }
+  ages[AGE0][w] |= bits;
+}
+
+size_t alloc_young_count(void) { return young_blocks.count; }
+struct block *alloc_young_block(size_t i) { return META_VEC_AT(&young_blocks, struct block *, i); }
+bool alloc_young_lost(void) { return young_lost; }
+
+bool alloc_young_mask(const struct block *b, uint64_t young[MARK_WORDS]) {
+  uint64_t (*ages)[MARK_WORDS] = young_ages(b, false);
+  if (!ages) return false;
+  for (unsigned w = 0; w < MARK_WORDS; w++) young[w] = ages[AGE0][w] | ages[AGE1][w];
+  return true;
+}
+
+/* After marking (before cursor windows are claimed again): survivors of
+   age 0 are of age 1 now, those of age 1 old. Also young: the slots of live
+   cursor windows that marking did not reach (not handed out yet, or handed
+   out and already dead: those must never be scanned as old objects). */
+static void young_record_cursor(struct cursor *c, void *ctx) {
+  (void)ctx;
+  if (!c->blk || gc.kinds[c->blk->kind].uncollectable) return;
+  uint64_t unreached = c->claimed & ~c->blk->u.mark[c->word];
+  if (unreached) note_young(c->blk, c->word, unreached);
+}
+
+static void for_each_cursor(void (*fn)(struct cursor *c, void *ctx), void *ctx);
+
+static void young_age(void) {
+  size_t kept = 0;
+  for (size_t i = 0; i < young_blocks.count; i++) {
+    struct block *b = alloc_young_block(i);
+    uint64_t (*ages)[MARK_WORDS] = young_ages(b, false);
+    if (!ages) continue;
+    bool small = b->state == BLOCK_SMALL && gc.generational;
+    for (unsigned w = 0; w < MARK_WORDS; w++) {
+      ages[AGE1][w] = small ? ages[AGE0][w] & b->u.mark[w] : 0;
+      ages[AGE0][w] = 0;
+    }
+    if (any_young(ages)) META_VEC_AT(&young_blocks, struct block *, kept++) = b;
+  }
+  young_blocks.count = kept;
+  young_lost = false;
+  if (gc.generational) for_each_cursor(young_record_cursor, NULL);
+}
+
 /* Claim the free slots of window w of block b for cursor c. */
 static bool claim_window(struct cursor *c, struct block *b, unsigned w) {
   uint64_t free_bits = ~b->u.mark[w] & window_mask(b, w);
   if (!free_bits) return false;
   b->u.mark[w] |= free_bits;
+  if (UNLIKELY(gc.generational)) note_young(b, w, free_bits);
   c->bits = free_bits;
   c->claimed = free_bits;
   c->blk = b;
@@ -205,6 +287,7 @@ void alloc_forget_claim(struct block *b, unsigned i) {
 }
 
 void alloc_after_mark(void) {
+  if (gc.generational || young_blocks.count) young_age();
   for (struct alloc_cache *ac = gc.caches; ac; ac = ac->next_cache)
     for (int k = 0; k < CACHED_KINDS; k++)
       for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) reclaim_window(&ac->c[k][g]);

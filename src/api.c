@@ -166,9 +166,19 @@ GC_API void GC_set_start_callback(GC_start_callback_proc fn) {
 }
 GC_API GC_start_callback_proc GC_get_start_callback(void) { return gc.start_callback; }
 
-/* bibop is not incremental: collections are always whole (documented). */
-GC_API void GC_enable_incremental(void) {}
-GC_API int GC_is_incremental_mode(void) { return 0; }
+/* bibop's incremental mode is generational collection (generations.c):
+   minor collections from the next collection on, no client cooperation
+   needed (GC_incremental_protection_needs: none). BIBOP_GENERATIONAL=0 or
+   GC_DISABLE_INCREMENTAL forbid it. */
+GC_API void GC_enable_incremental(void) {
+  gc_ensure_init();
+  LOCK();
+  gc.generational_requested = true;
+  UNLOCK();
+}
+GC_API int GC_is_incremental_mode(void) {
+  return gc.generational || (gc.generational_requested && !gc.generational_forbidden && !GC_find_leak);
+}
 
 
 GC_API void GC_push_finalizer_structures(void) {}

@@ -158,3 +158,21 @@ GC_API void GC_print_free_list(int kind, size_t granules) {
 
 GC_API void GC_incr_bytes_allocd(size_t n) { gc.bytes_since_gc += n; }
 GC_API void GC_incr_bytes_freed(size_t n) { gc.freed_since_gc += n; }
+
+BIBOP_API void bibop_get_generation_stats(struct bibop_generation_stats *out) {
+  if (!out) return;
+  gc_ensure_init();
+  const char *backend = dirty_backend_name();
+  LOCK();
+  *out = (struct bibop_generation_stats){
+    .enabled = gc.generational,
+    .dirty_backend = backend,
+    .minor_collections = gc.minor_collections,
+    .major_collections = gc.major_collections,
+    .last_dirty_blocks = gc.last_dirty_blocks,
+    .minor_pause_ns = gc.minor_pause_ns,
+    .major_pause_ns = gc.major_pause_ns,
+    .max_minor_pause_ns = gc.max_minor_pause_ns,
+  };
+  UNLOCK();
+}

@@ -153,9 +153,12 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   notify(GC_EVENT_POST_STOP_WORLD);
   alloc_before_mark();
   run_hooks(HOOK_BEFORE_MARK);
-  mark_clear_all();
+  bool minor = gen_begin(reason);
+  if (minor) mark_clear_young();
+  else mark_clear_all();
   notify(GC_EVENT_MARK_START);
   markers_start_phase(&main_marker);
+  gen_mark_written(minor);
   gc.root_bytes = roots_mark_all();
   finalize_mark_roots();
   mark_finish();
@@ -193,6 +196,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   gc.last_pause_ns = pause;
   gc.total_pause_ns += pause;
   if (pause > gc.max_pause_ns) gc.max_pause_ns = pause;
+  gen_end(minor, pause);
   gc.collecting = false;
   gc.collect_entry_sp = NULL;
   notify(GC_EVENT_END);
@@ -201,10 +205,11 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   if (gc.dump_regularly) gc_dump_locked(gc_log());
   if (gc.print_stats)
     fprintf(gc_log(),
-            "bibop: GC #%lu (%s): %.3f ms, heap %zu KiB (unmapped %zu KiB, budget %zu KiB), "
+            "bibop: GC #%lu (%s%s): %.3f ms, heap %zu KiB (unmapped %zu KiB, budget %zu KiB), "
             "live %zu KiB in %lu objects, "
             "external live %zu KiB, trigger %zu KiB heap + %zu KiB external\n",
-            (unsigned long)GC_gc_no, reason, pause / 1e6, arena_committed_bytes() >> 10,
+            (unsigned long)GC_gc_no, reason, !gc.generational ? "" : minor ? ", minor" : ", major",
+            pause / 1e6, arena_committed_bytes() >> 10,
             arena_unmapped_bytes() >> 10, gc.heap_budget >> 10, live >> 10, gc.marked_objects,
             atomic_load(&external_live) >> 10, gc.last_trigger_heap >> 10,
             gc.last_trigger_external >> 10);

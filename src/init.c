@@ -30,6 +30,12 @@ static void read_environment(void) {
   if (os_env_size("GC_MAXIMUM_HEAP_SIZE", &sz) && sz > 0) gc.max_heap = round_to_blocks(sz);
   if (os_env_long("GC_FREE_SPACE_DIVISOR", &v) && v > 0) GC_free_space_divisor = (GC_word)v;
   if (os_env_set("GC_DONT_GC")) GC_dont_gc = 1;
+  if (os_env_set("GC_ENABLE_INCREMENTAL")) gc.generational_requested = true;
+  if (os_env_set("GC_DISABLE_INCREMENTAL")) gc.generational_forbidden = true;
+  if (os_env_long("BIBOP_GENERATIONAL", &v)) {
+    gc.generational_requested = v != 0;
+    gc.generational_forbidden = v == 0;
+  }
   if (os_env_set("GC_PRINT_STATS") || os_env_set("GC_PRINT_VERBOSE_STATS")) gc.print_stats = true;
   if (os_env_long("GC_UNMAP_THRESHOLD", &v) && v >= 0) gc.unmap_threshold = (unsigned long)v;
   if (os_env_set("GC_ALL_INTERIOR_POINTERS")) GC_all_interior_pointers = 1;

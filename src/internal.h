@@ -203,6 +203,12 @@ struct region_info {
   uint8_t chunk_returned[CHUNKS_PER_REGION];  /* decommitted after use, not committed since:
                                                  part of the heap's unmapped bytes */
   uint32_t chunk_freed_at[CHUNKS_PER_REGION]; /* gc_no when it became free */
+  uint64_t (*young)[2][MARK_WORDS];   /* generational mode: per block, the slots of
+                                          age 0 and 1 (alloc.c) */
+  uint64_t *dirty_before;              /* generational mode: the blocks written in
+                                          the cycle before the last (generations.c) */
+  bool dirty_tracked;                  /* generational mode: writes to the region are
+                                          tracked (generations.c) */
   uint64_t *static_pages;              /* static-only slot: one bit per 4 KiB page,
                                           set for pages of registered static ranges */
 };
@@ -649,6 +655,14 @@ struct gc_state {
   size_t last_trigger_heap, last_trigger_external; /* what the last cycle allocated */
   unsigned long unmap_threshold; /* collections a free chunk waits before decommit */
 
+  bool generational;             /* minor collections may run (generations.c) */
+  bool generational_requested;   /* GC_enable_incremental / BIBOP_GENERATIONAL=1 */
+  bool generational_forbidden;   /* BIBOP_GENERATIONAL=0 */
+  bool last_was_minor;
+  unsigned long minor_collections, major_collections;
+  size_t last_dirty_blocks;      /* blocks a minor collection rescanned */
+  uint64_t minor_pause_ns, major_pause_ns, max_minor_pause_ns;
+
   bool print_stats;
   bool loop_on_abort, abort_on_leak, unmap_on_gcollect, dump_regularly;
   bool no_automatic_collection;  /* GC_set_disable_automatic_collection */
@@ -727,6 +741,14 @@ BIBOP_INTERNAL bool gc_make_room(size_t nblocks);
 BIBOP_INTERNAL void gc_undo_growth(size_t budget_before);
 /* GC_expand_hp: commit bytes more of heap and raise the budget by as much. */
 BIBOP_INTERNAL bool gc_expand_heap(size_t bytes);
+/* Generational collection (generations.c): at the start of a collection,
+   minor or major (true: minor; the world is stopped); after the marks are
+   cleared and the markers started, the old objects of written pages are
+   pushed (minor) or the written pages only protected again (major); at
+   the end, the statistics. */
+BIBOP_INTERNAL bool gen_begin(const char *reason);
+BIBOP_INTERNAL void gen_mark_written(bool minor);
+BIBOP_INTERNAL void gen_end(bool minor, uint64_t pause_ns);
 BIBOP_INTERNAL void gc_warn(const char *msg, GC_word arg);
 BIBOP_INTERNAL FILE *gc_log(void);          /* where statistics go */
 BIBOP_INTERNAL void gc_dump_locked(FILE *out);
@@ -754,6 +776,14 @@ BIBOP_INTERNAL void alloc_cache_release(struct alloc_cache *ac);
 BIBOP_INTERNAL void alloc_unclaimed_bits(struct block *b, uint64_t bits[MARK_WORDS]);
 BIBOP_INTERNAL void alloc_forget_claim(struct block *b, unsigned i);
 BIBOP_INTERNAL void alloc_forget_block(struct block *b);
+/* Generational mode: the blocks with young slots (allocated since the last
+   collection, or survivors of one collection only), and those slots
+   (false: none); lost: a record could not be kept, the next collection
+   must be major. */
+BIBOP_INTERNAL size_t alloc_young_count(void);
+BIBOP_INTERNAL struct block *alloc_young_block(size_t i);
+BIBOP_INTERNAL bool alloc_young_mask(const struct block *b, uint64_t young[MARK_WORDS]);
+BIBOP_INTERNAL bool alloc_young_lost(void);
 
 /* ---- debugging allocator and leak detection (debug.c) ------------------------- */
 
@@ -799,6 +829,11 @@ BIBOP_INTERNAL void marker_drain(struct marker *m);
 BIBOP_INTERNAL void mark_init(void);
 BIBOP_INTERNAL void mark_register_displacement(size_t offset);   /* < BLOCK_BYTES */
 BIBOP_INTERNAL void mark_clear_all(void);          /* start of a collection */
+/* Start of a minor collection: only young slots lose their marks. */
+BIBOP_INTERNAL void mark_clear_young(void);
+/* Scan an old object (marked before this collection) again: every marked
+   object of a small block, or one large object. */
+BIBOP_INTERNAL void mark_rescan_old(struct block *b);
 BIBOP_INTERNAL void mark_zero_dead_slots(void);    /* after marking: see free_slots_zero */
 BIBOP_INTERNAL void mark_range(const void *lo, const void *hi); /* roots, drained */
 BIBOP_INTERNAL void mark_range_stack(const void *lo, const void *hi);

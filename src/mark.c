@@ -681,30 +681,58 @@ static uint64_t mark_start_ns;
 struct watched_block { struct block *b; uint64_t held[MARK_WORDS]; };
 static struct meta_vec watched = { .item_size = sizeof(struct watched_block) };
 
-void mark_clear_all(void) {
+static void begin_phase(void) {
   main_marker.marked = 0;
   memset(&main_marker.stats, 0, sizeof main_marker.stats);
   watched.count = 0;
-  for (unsigned k = 0; k < gc.n_kinds; k++) {
-    if (gc.kinds[k].uncollectable) continue;
-    bool watch = gc.kinds[k].free_slots_zero;
-    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
-      for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) {
-        if (watch) {
-          struct watched_block wb = { .b = b };
-          memcpy(wb.held, b->u.mark, sizeof wb.held);
-          /* No memory to watch the block: its dead keep their contents,
-             which breaks only that promise to mark procedures. */
-          (void)meta_vec_push(&watched, &wb);
-        }
-        memset(b->u.mark, 0, sizeof b->u.mark);
-      }
-  }
-  for (struct block *h = gc.large; h; h = h->next)
-    if (!gc.kinds[h->kind].uncollectable) h->u.large.marked = 0;
+}
+
+static void end_clearing(void) {
   prefetch_active = prefetch_size && arena_committed_bytes() >= prefetch_min_heap;
   prefetch_bytes_active = arena_committed_bytes() >= prefetch_bytes_min_heap;
   mark_start_ns = os_now_ns();
+}
+
+/* Clear the bits `clear` of block b, watching its objects among them if
+   its kind keeps free slots zero. */
+static void clear_bits(struct block *b, const uint64_t clear[MARK_WORDS]) {
+  if (gc.kinds[b->kind].free_slots_zero) {
+    struct watched_block wb = { .b = b };
+    for (unsigned w = 0; w < MARK_WORDS; w++) wb.held[w] = b->u.mark[w] & clear[w];
+    /* No memory to watch the block: its dead keep their contents,
+       which breaks only that promise to mark procedures. */
+    (void)meta_vec_push(&watched, &wb);
+  }
+  for (unsigned w = 0; w < MARK_WORDS; w++) b->u.mark[w] &= ~clear[w];
+}
+
+void mark_clear_all(void) {
+  static const uint64_t all[MARK_WORDS] = { [0 ... MARK_WORDS - 1] = ~(uint64_t)0 };
+  begin_phase();
+  for (unsigned k = 0; k < gc.n_kinds; k++) {
+    if (gc.kinds[k].uncollectable) continue;
+    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
+      for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) clear_bits(b, all);
+  }
+  for (struct block *h = gc.large; h; h = h->next)
+    if (!gc.kinds[h->kind].uncollectable) h->u.large.marked = 0;
+  end_clearing();
+}
+
+/* A minor collection (generations.c): old objects keep their marks and are
+   not traced again unless written; young ones must be reached anew. Young
+   large objects are those allocated since the last collection: they are
+   still unmarked. */
+void mark_clear_young(void) {
+  begin_phase();
+  for (size_t i = 0; i < alloc_young_count(); i++) {
+    struct block *b = alloc_young_block(i);
+    uint64_t young[MARK_WORDS];
+    if (b->state != BLOCK_SMALL || gc.kinds[b->kind].uncollectable || !alloc_young_mask(b, young))
+      continue;
+    clear_bits(b, young);
+  }
+  end_clearing();
 }
 
 /* After marking, before sweep setup (lock held): zero the objects of
@@ -750,6 +778,12 @@ static void push_large_object(struct block *h) {
   main_marker.top = push(&main_marker, main_marker.top, block_addr(h),
                          descriptor_of(h->kind, h->u.large.bytes));
   marker_drain(&main_marker);
+}
+
+void mark_rescan_old(struct block *b) {
+  if (gc.kinds[b->kind].pointer_free) return;
+  if (b->state == BLOCK_SMALL) push_block_objects(b);
+  else if (b->state == BLOCK_LARGE && b->u.large.marked) push_large_object(b);
 }
 
 /* Push the objects of every pointerful kind that `which` selects. */

@@ -1,0 +1,193 @@
+/* generational.c: old -> young pointer torture for generational mode
+ * (issue #17). Old objects (survivors of several collections) receive
+ * pointers to new chains of young objects through plain stores, memcpy,
+ * read(2) from a pipe straight into the heap, appends to chains that have
+ * themselves become old, stores right before the allocation that triggers
+ * a collection, and from several threads at once, while garbage churn runs
+ * thousands of minor collections. Every chain reachable from the old
+ * objects is checked (each node's id, its place in its chain, a checksum
+ * of its id): an object freed while reachable is reused by later chains and
+ * fails the check. bibop only (bibop.h statistics; stock's incremental mode
+ * makes read(2) into a protected heap page fail).
+ * Usage: api_generational [rounds]. */
+#define GC_THREADS
+#include <gc.h>
+#include <bibop.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define THREADS 3
+#define OLD_PER_THREAD 1024
+#define SLOTS 6
+#define CHAIN_MAX 12   /* ids are reserved CHAIN_MAX at a time per chain */
+
+struct node {
+  uint64_t id, check;
+  struct node *next;
+  uint64_t payload[3];   /* 48 bytes */
+};
+
+struct old {
+  struct node *slot[SLOTS];
+  uint64_t filler[10];   /* 128 bytes */
+};
+
+static struct old **olds;   /* the old objects, in the heap; this root keeps them */
+/* What each slot must hold: its head's id and its length (plain numbers,
+   never heap addresses, so this root retains nothing). */
+static uint64_t expect_id[THREADS * OLD_PER_THREAD][SLOTS];
+static uint8_t expect_len[THREADS * OLD_PER_THREAD][SLOTS];
+static uint64_t next_id = 1;
+static pthread_mutex_t id_lock = PTHREAD_MUTEX_INITIALIZER;
+static long rounds = 20000;
+
+static uint64_t hash(uint64_t x) {
+  x ^= x >> 31; x *= 0x7fb5d329728ea185ULL; x ^= x >> 27; x *= 0x81dadef4bc2dd44dULL;
+  return x ^ (x >> 33);
+}
+
+static uint64_t take_ids(void) {
+  pthread_mutex_lock(&id_lock);
+  uint64_t id = next_id;
+  next_id += CHAIN_MAX;
+  pthread_mutex_unlock(&id_lock);
+  return id;
+}
+
+static struct node *new_node(uint64_t id) {
+  struct node *n = GC_MALLOC(sizeof *n);
+  CHECK(n != NULL);
+  n->id = id;
+  n->check = hash(id);
+  n->payload[0] = ~id;
+  return n;
+}
+
+/* A chain of len nodes with ids first .. first + len - 1. */
+static struct node *new_chain(uint64_t first, unsigned len) {
+  struct node *head = NULL;
+  for (unsigned k = len; k-- > 0;) {
+    struct node *n = new_node(first + k);
+    n->next = head;
+    head = n;
+  }
+  return head;
+}
+
+static void verify_slot(size_t i, unsigned j) {
+  struct node *n = olds[i]->slot[j];
+  uint64_t id = expect_id[i][j];
+  unsigned len = expect_len[i][j];
+  for (unsigned k = 0; k < len; k++, n = n->next) {
+    CHECKF(n != NULL, "old %zu slot %u: chain ends at %u of %u", i, j, k, len);
+    CHECKF(n->id == id + k && n->check == hash(n->id) && n->payload[0] == ~n->id,
+           "old %zu slot %u node %u: id %llu (expected %llu), check ok %d", i, j, k,
+           (unsigned long long)n->id, (unsigned long long)(id + k), n->check == hash(n->id));
+  }
+  CHECKF(n == NULL, "old %zu slot %u: chain longer than %u", i, j, len);
+}
+
+struct rng { uint64_t s; };
+static uint64_t rnd(struct rng *r) { r->s = r->s * 6364136223846793005ULL + 1442695040888963407ULL; return r->s >> 17; }
+
+/* Allocate garbage until a collection has run. */
+static void until_collection(void) {
+  GC_word before = GC_get_gc_no();
+  for (int k = 0; k < 1000000 && GC_get_gc_no() == before; k++) (void)new_node(0);
+}
+
+struct worker { unsigned t; int pipe[2]; };
+
+static void store_one(struct worker *w, struct rng *r) {
+  size_t i = w->t * OLD_PER_THREAD + rnd(r) % OLD_PER_THREAD;
+  unsigned j = (unsigned)(rnd(r) % SLOTS);
+  unsigned how = (unsigned)(rnd(r) % 6);
+  struct old *o = olds[i];
+  if (how == 5 && expect_len[i][j] > 0 && expect_len[i][j] < CHAIN_MAX) {
+    /* Append to a chain whose nodes are probably old by now. */
+    struct node *tail = o->slot[j];
+    while (tail->next) tail = tail->next;
+    tail->next = new_node(expect_id[i][j] + expect_len[i][j]);
+    expect_len[i][j]++;
+    return;
+  }
+  unsigned len = 1 + (unsigned)(rnd(r) % 4);
+  uint64_t id = take_ids();
+  struct node *chain = new_chain(id, len);
+  switch (how) {
+    case 0: case 5: o->slot[j] = chain; break;
+    case 1: memcpy(&o->slot[j], &chain, sizeof chain); break;
+    case 2:   /* the kernel writes the pointer into the heap */
+      CHECK(write(w->pipe[1], &chain, sizeof chain) == (ssize_t)sizeof chain);
+      CHECK(read(w->pipe[0], &o->slot[j], sizeof chain) == (ssize_t)sizeof chain);
+      break;
+    case 3: o->slot[j] = chain; until_collection(); break;   /* store, then collect */
+    case 4: {   /* through a young object that becomes the only path */
+      struct node *front = new_node(id);
+      *front = *chain;
+      front->next = chain->next;
+      o->slot[j] = front;
+      break;
+    }
+  }
+  expect_id[i][j] = id;
+  expect_len[i][j] = (uint8_t)len;
+}
+
+static void *work(void *arg) {
+  struct worker *w = arg;
+  struct rng r = { 0x9e3779b97f4a7c15ULL * (w->t + 1) + check_seed_ };
+  CHECK(pipe(w->pipe) == 0);
+  for (long n = 0; n < rounds; n++) {
+    store_one(w, &r);
+    for (int k = 0; k < 8; k++) (void)new_node(0);   /* churn */
+    if (n % 5000 == 0)
+      for (unsigned v = 0; v < 64; v++)
+        verify_slot(w->t * OLD_PER_THREAD + rnd(&r) % OLD_PER_THREAD, (unsigned)(rnd(&r) % SLOTS));
+  }
+  close(w->pipe[0]);
+  close(w->pipe[1]);
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) rounds = atol(argv[1]);
+  check_seed_ = 12345;
+  GC_INIT();
+  GC_enable_incremental();
+  GC_allow_register_threads();
+  olds = GC_MALLOC(THREADS * OLD_PER_THREAD * sizeof *olds);
+  CHECK(olds != NULL);
+  for (size_t i = 0; i < THREADS * OLD_PER_THREAD; i++) {
+    olds[i] = GC_MALLOC(sizeof **olds);
+    CHECK(olds[i] != NULL);
+  }
+  GC_gcollect();
+  GC_gcollect();   /* the old objects are old now */
+  CHECK(GC_is_incremental_mode());
+
+  pthread_t tid[THREADS];
+  struct worker w[THREADS];
+  for (unsigned t = 0; t < THREADS; t++) {
+    w[t].t = t;
+    CHECK(pthread_create(&tid[t], NULL, work, &w[t]) == 0);
+  }
+  for (unsigned t = 0; t < THREADS; t++) CHECK(pthread_join(tid[t], NULL) == 0);
+
+  for (size_t i = 0; i < THREADS * OLD_PER_THREAD; i++)
+    for (unsigned j = 0; j < SLOTS; j++) verify_slot(i, j);
+  GC_gcollect();   /* a major collection finds the same */
+  for (size_t i = 0; i < THREADS * OLD_PER_THREAD; i++)
+    for (unsigned j = 0; j < SLOTS; j++) verify_slot(i, j);
+
+  struct bibop_generation_stats s;
+  bibop_get_generation_stats(&s);
+  printf("backend %s: %lu minor and %lu major collections, last minor rescanned %zu blocks\n",
+         s.dirty_backend, s.minor_collections, s.major_collections, s.last_dirty_blocks);
+  CHECKF(s.enabled, "generational mode is off");
+  CHECKF(s.minor_collections >= 20, "only %lu minor collections", s.minor_collections);
+  printf("ok\n");
+  return 0;
+}
