@@ -258,13 +258,18 @@ static bool hand_out(uintptr_t start, size_t n) {
   return all_zero;
 }
 
+char *arena_alloc_committed_chunks(size_t n, bool *fresh) {
+  if (n == 0) return NULL;
+  uintptr_t committed = best_committed_fit(n);
+  if (!committed || !remove_free_range(committed, n)) return NULL;
+  *fresh = hand_out(committed, n);
+  return (char *)committed;
+}
+
 char *arena_alloc_chunks(size_t n, bool *fresh) {
   if (n == 0 || n > PT_ENTRIES * CHUNKS_PER_REGION || n > commit_limit_chunks) return NULL;
-  uintptr_t committed = best_committed_fit(n);
-  if (committed && remove_free_range(committed, n)) {
-    *fresh = hand_out(committed, n);
-    return (char *)committed;
-  }
+  char *committed = arena_alloc_committed_chunks(n, fresh);
+  if (committed) return committed;
   struct reservation res = { 0 };
   size_t best = best_fit(n);
   if (best == free_runs.count) {
