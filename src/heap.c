@@ -20,7 +20,9 @@
  * small survivors kept the heap 50% above its budget.)
  * Invariants: a free run's first block has state FREE and its length, its
  * last block has state FREE and points to the first; blocks in between read
- * FREE or UNUSED, which the marker skips alike. All under the allocation lock.
+ * FREE or UNUSED, which the marker skips alike. A run is filed in its
+ * chunk's space, and a chunk's space is set only when the heap takes it from
+ * the arena, before any of its runs is filed. All under the allocation lock.
  *
  * Large objects' tails: every block of a large object but the first reads
  * LARGE_TAIL with its head, through the page table. A region that an object
