@@ -1,9 +1,10 @@
 /*
  * arena.c: the large-pages arena. Reserves address space in 256 MiB regions
  * aligned to 256 MiB (PROT_NONE, preferring addresses contiguous with the
- * last reservation), and hands out runs of 2 MiB chunks, best fit, keeping
- * free runs coalesced by address. Chunks are committed with THP advice when
- * handed out and decommitted when they have stayed free for a number of
+ * last reservation), and hands out runs of 2 MiB chunks, keeping free runs
+ * coalesced by address: committed chunks first (best fit among stretches of
+ * free committed chunks), then best fit among free runs. Chunks are
+ * committed with THP advice when handed out and decommitted when they have stayed free for a number of
  * collections. Knows nothing of blocks or objects; the page table learns of
  * each region as it is reserved.
  *
@@ -87,17 +88,32 @@ static bool add_free_run(uintptr_t start, size_t nchunks) {
   return true;
 }
 
-/* Take [start, start + nchunks) out of the free runs; it lies inside one. */
+/* Take [start, start + nchunks) out of the free runs; it lies inside one.
+   False, with nothing changed, if splitting a run needs memory that is
+   refused. */
 static bool remove_free_range(uintptr_t start, size_t nchunks) {
   struct interval *iv = free_runs.items;
   uintptr_t end = start + nchunks * CHUNK_BYTES;
   for (size_t i = 0; i < free_runs.count; i++) {
     uintptr_t run_end = iv[i].start + iv[i].nchunks * CHUNK_BYTES;
     if (start < iv[i].start || end > run_end) continue;
-    size_t tail = (run_end - end) / CHUNK_BYTES;
-    iv[i].nchunks = (start - iv[i].start) / CHUNK_BYTES;
-    if (iv[i].nchunks == 0) meta_vec_remove(&free_runs, i);
-    return tail == 0 || add_free_run(end, tail);
+    size_t head = (start - iv[i].start) / CHUNK_BYTES, tail = (run_end - end) / CHUNK_BYTES;
+    if (head && tail) {
+      struct interval after = { end, tail };
+      if (!meta_vec_push(&free_runs, &after)) return false;
+      iv = free_runs.items;
+      memmove(&iv[i + 2], &iv[i + 1], (free_runs.count - 2 - i) * sizeof *iv);
+      iv[i + 1] = after;
+      iv[i].nchunks = head;
+    } else if (head) {
+      iv[i].nchunks = head;
+    } else if (tail) {
+      iv[i].start = end;
+      iv[i].nchunks = tail;
+    } else {
+      meta_vec_remove(&free_runs, i);
+    }
+    return true;
   }
   return false;
 }
@@ -178,6 +194,36 @@ static bool within_heap_limit(size_t fresh_chunks) {
   return false;
 }
 
+/* The start of the committed stretch of free chunks (a maximal sequence of
+   free, committed, address-contiguous chunks) that fits n chunks best, or
+   0 if none does. Taking committed chunks first keeps the heap's
+   footprint at what it has already paid for: a best fit over free runs
+   alone prefers a short uncommitted run (the unused tail of a region) to a
+   longer committed one, and after GC_expand_hp a heap could commit 130 MiB
+   beyond its size while 160 MiB of committed chunks lay idle (nix-eval,
+   384 MiB expanded: 512 MiB committed). Chunk allocations are rare (one
+   per 2 MiB handed out), so the scan of every free chunk costs little. */
+static uintptr_t best_committed_fit(size_t n) {
+  struct interval *iv = free_runs.items;
+  uintptr_t best = 0;
+  size_t best_len = SIZE_MAX;
+  for (size_t i = 0; i < free_runs.count; i++) {
+    uintptr_t stretch = 0;
+    size_t len = 0;
+    for (size_t c = 0; c <= iv[i].nchunks; c++) {
+      uintptr_t chunk = iv[i].start + c * CHUNK_BYTES;
+      if (c < iv[i].nchunks && chunk_region(chunk)->chunk_committed[chunk_index(chunk)]) {
+        if (len++ == 0) stretch = chunk;
+        continue;
+      }
+      if (len >= n && len < best_len) { best = stretch; best_len = len; }
+      len = 0;
+    }
+    if (best_len == n) break;   /* exact: none fits better */
+  }
+  return best;
+}
+
 /* The free run that fits n chunks best, or free_runs.count. */
 static size_t best_fit(size_t n) {
   struct interval *iv = free_runs.items;
@@ -197,8 +243,33 @@ static void give_back_run(uintptr_t start, size_t n) {
     gc_warn("GC Warning: bibop could not record %lu free chunks\n", (GC_word)n);
 }
 
+/* Record [start, start + n), committed and out of the free runs, as handed
+   out (and so dirty from now on); true if every chunk of it was zero. */
+static bool hand_out(uintptr_t start, size_t n) {
+  bool all_zero = true;
+  for (size_t c = 0; c < n; c++) {
+    uintptr_t chunk = start + c * CHUNK_BYTES;
+    struct region_info *ri = chunk_region(chunk);
+    size_t ci = chunk_index(chunk);
+    if (ri->chunk_dirty[ci]) all_zero = false;
+    count_commit(ri, ci);
+    ri->chunk_dirty[ci] = 1;
+  }
+  return all_zero;
+}
+
+char *arena_alloc_committed_chunks(size_t n, bool *fresh) {
+  if (n == 0) return NULL;
+  uintptr_t committed = best_committed_fit(n);
+  if (!committed || !remove_free_range(committed, n)) return NULL;
+  *fresh = hand_out(committed, n);
+  return (char *)committed;
+}
+
 char *arena_alloc_chunks(size_t n, bool *fresh) {
   if (n == 0 || n > PT_ENTRIES * CHUNKS_PER_REGION || n > commit_limit_chunks) return NULL;
+  char *committed = arena_alloc_committed_chunks(n, fresh);
+  if (committed) return committed;
   struct reservation res = { 0 };
   size_t best = best_fit(n);
   if (best == free_runs.count) {
@@ -223,16 +294,7 @@ char *arena_alloc_chunks(size_t n, bool *fresh) {
     release_reservation(&res);
     return NULL;
   }
-  bool all_zero = true;
-  for (size_t c = 0; c < n; c++) {
-    uintptr_t chunk = start + c * CHUNK_BYTES;
-    struct region_info *ri = chunk_region(chunk);
-    size_t ci = chunk_index(chunk);
-    if (ri->chunk_dirty[ci]) all_zero = false;
-    count_commit(ri, ci);
-    ri->chunk_dirty[ci] = 1;
-  }
-  *fresh = all_zero;
+  *fresh = hand_out(start, n);
   return (char *)start;
 }
 

@@ -209,6 +209,9 @@ struct region_info {
                                           the cycle before the last (generations.c) */
   bool dirty_tracked;                  /* generational mode: writes to the region are
                                           tracked (generations.c) */
+  uint8_t chunk_space[CHUNKS_PER_REGION];   /* heap.c: the space (small blocks or
+                                               large runs) whose free runs the chunk's
+                                               free blocks join, while the heap holds it */
   uint64_t *static_pages;              /* static-only slot: one bit per 4 KiB page,
                                           set for pages of registered static ranges */
 };
@@ -413,6 +416,8 @@ BIBOP_INTERNAL void arena_init(void);
 /* n contiguous committed chunks, or NULL if the OS refuses. *fresh tells
    whether all of it is known to read as zero. */
 BIBOP_INTERNAL char *arena_alloc_chunks(size_t n, bool *fresh);
+/* The same from free chunks already committed only; NULL if none fit. */
+BIBOP_INTERNAL char *arena_alloc_committed_chunks(size_t n, bool *fresh);
 BIBOP_INTERNAL void arena_free_chunks(char *p, size_t n);
 /* Decommit chunks free for at least `age` collections (0: all free ones). */
 BIBOP_INTERNAL size_t arena_decommit_idle(unsigned long gc_no, unsigned long age);

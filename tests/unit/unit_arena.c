@@ -2,7 +2,8 @@
  * out 2 MiB-aligned, inside regions the page table knows, writable at both
  * ends; best fit (the smallest free run that fits is used); freed runs
  * coalesce by address (a request of the combined size is served at the same
- * address with no new reservation); the fresh/dirty flag is honest; runs
+ * address with no new reservation); free committed chunks are used before
+ * any is committed; the fresh/dirty flag is honest; runs
  * longer than a region and a 1 GiB GC_malloc_atomic work; decommitting
  * idle chunks with age 0 gives committed memory back; a request whose
  * reservation fails halfway (descriptor arrays refused under RLIMIT_AS)
@@ -181,6 +182,46 @@ static void check_dirty_and_decommit(void) {
   arena_free_chunks(q, 4);
 }
 
+/* Committed free chunks are handed out before any chunk is committed: a
+   request that a free committed stretch can serve never grows the
+   committed heap, even when a shorter uncommitted run would fit it better
+   (the old best fit over runs alone took the unused tail of a region and
+   left a heap expanded by GC_expand_hp a third larger than asked). */
+static void check_committed_first(void) {
+  char *r = empty_the_arena();   /* free runs now: [r+1, r+128), uncommitted */
+  char *wide = take(100, "committed stretch");
+  char *fence = take(1, "fence");   /* keeps the two free runs apart */
+  EXPECT_PTR_EQ(wide, AT(r, 1));
+  EXPECT_PTR_EQ(fence, AT(r, 101));
+  arena_free_chunks(wide, 100);
+  /* Free runs: 100 committed chunks at r+1, 26 uncommitted at r+102. */
+  size_t committed = arena_committed_bytes();
+  static const size_t sizes[] = { 1, 5, 20 };
+  char *got[3];
+  for (int i = 0; i < 3; i++) {
+    got[i] = take(sizes[i], "committed first");
+    EXPECT(got[i] >= AT(r, 1) && got[i] + sizes[i] * CHUNK_BYTES <= AT(r, 101),
+           "a request of %zu chunks got %p, outside the free committed chunks [%p, %p)",
+           sizes[i], (void *)got[i], (void *)AT(r, 1), (void *)AT(r, 101));
+    EXPECT(arena_committed_bytes() == committed,
+           "a request of %zu chunks committed %zu MiB while 100 committed chunks were free",
+           sizes[i], (arena_committed_bytes() - committed) >> 20);
+  }
+  /* Best fit among committed stretches: 5 chunks freed in the middle of
+     the stretch serve a request of 5 before the longer rest does. */
+  arena_free_chunks(got[1], 5);
+  char *again = take(5, "best committed fit");
+  EXPECT_PTR_EQ(again, got[1]);
+  /* A request no committed stretch fits commits new chunks, best fit. */
+  char *beyond = take(90, "beyond the committed stretches");
+  EXPECT(arena_committed_bytes() > committed, "a request of 90 chunks committed nothing");
+  arena_free_chunks(beyond, 90);
+  arena_free_chunks(again, 5);
+  arena_free_chunks(got[0], 1);
+  arena_free_chunks(got[2], 20);
+  arena_free_chunks(fence, 1);
+}
+
 /* A run longer than a region: 150 chunks = 300 MiB. */
 static void check_long_run(void) {
   size_t n = 150;
@@ -321,6 +362,7 @@ int main(void) {
   check_basic_runs();
   check_best_fit_and_coalescing();
   check_dirty_and_decommit();
+  check_committed_first();
   check_long_run();
   check_failed_reservation();
   for (size_t i = 0; i < n_held; i++) arena_free_chunks(held[i], 1);
