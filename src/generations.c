@@ -133,7 +133,10 @@ void gen_mark_written(bool minor) {
     struct region_info *ri = pt_region_info(pt_heap_region(i));
     if (ri->dirty_tracked) written += collect_region(ri, minor);
   }
-  if (minor) gc.last_dirty_blocks = written;
+  if (minor) {
+    mark_drain();   /* mark_rescan_old drains in batches */
+    gc.last_dirty_blocks = written;
+  }
 }
 
 void gen_end(bool minor, uint64_t pause_ns) {

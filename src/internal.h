@@ -837,7 +837,8 @@ BIBOP_INTERNAL void mark_clear_all(void);          /* start of a collection */
 /* Start of a minor collection: only young slots lose their marks. */
 BIBOP_INTERNAL void mark_clear_young(void);
 /* Scan an old object (marked before this collection) again: every marked
-   object of a small block, or one large object. */
+   object of a small block, or one large object. Pushed; drained in
+   batches, and by the caller's mark_drain at the end. */
 BIBOP_INTERNAL void mark_rescan_old(struct block *b);
 BIBOP_INTERNAL void mark_zero_dead_slots(void);    /* after marking: see free_slots_zero */
 BIBOP_INTERNAL void mark_range(const void *lo, const void *hi); /* roots, drained */

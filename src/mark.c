@@ -759,7 +759,7 @@ void mark_zero_dead_slots(void) {
 }
 
 /* Push every live object of one small block (its set bits). */
-static void push_block_objects(struct block *b) {
+static void push_block_only(struct block *b) {
   struct marker *m = &main_marker;
   char *base = block_addr(b);
   GC_word descr = descriptor_of(b->kind, b->obj_bytes);
@@ -769,9 +769,13 @@ static void push_block_objects(struct block *b) {
       unsigned i = w * 64 + (unsigned)__builtin_ctzll(bits);
       bits &= bits - 1;
       m->top = push(m, m->top, base + (size_t)i * b->obj_bytes, descr);
-      marker_drain(m);
     }
   }
+}
+
+static void push_block_objects(struct block *b) {
+  push_block_only(b);
+  marker_drain(&main_marker);   /* once per block: at most 256 entries wait */
 }
 
 static void push_large_object(struct block *h) {
@@ -780,10 +784,16 @@ static void push_large_object(struct block *h) {
   marker_drain(&main_marker);
 }
 
+/* Pushed, drained in batches: a drain per block costs more than the few
+   old objects of a block the allocator wrote into. */
+#define RESCAN_DRAIN_ENTRIES 4096
 void mark_rescan_old(struct block *b) {
   if (gc.kinds[b->kind].pointer_free) return;
-  if (b->state == BLOCK_SMALL) push_block_objects(b);
-  else if (b->state == BLOCK_LARGE && b->u.large.marked) push_large_object(b);
+  if (b->state == BLOCK_SMALL) push_block_only(b);
+  else if (b->state == BLOCK_LARGE && b->u.large.marked)
+    main_marker.top = push(&main_marker, main_marker.top, block_addr(b),
+                           descriptor_of(b->kind, b->u.large.bytes));
+  if (main_marker.top - main_marker.base >= RESCAN_DRAIN_ENTRIES) marker_drain(&main_marker);
 }
 
 /* Push the objects of every pointerful kind that `which` selects. */
