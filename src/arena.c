@@ -2,9 +2,10 @@
  * arena.c: the large-pages arena. Reserves address space in 256 MiB regions
  * aligned to 256 MiB (PROT_NONE, preferring addresses contiguous with the
  * last reservation), and hands out runs of 2 MiB chunks, best fit, keeping
- * free runs coalesced by address. Chunks are committed with THP advice when
- * handed out and decommitted when they have stayed free for a number of
- * collections. Knows nothing of blocks or objects; the page table learns of
+ * free runs coalesced by address. Chunks are committed when handed out,
+ * with small pages while the heap is small and huge pages from the first
+ * time it is large (commit_with_huge_pages), and decommitted when they have
+ * stayed free for a number of collections. Knows nothing of blocks or objects; the page table learns of
  * each region as it is reserved.
  *
  * What bdwgc calls the heap is the committed chunks (committed_bytes:
@@ -39,12 +40,50 @@ static size_t returned_bytes;     /* chunks decommitted after use, not committed
 static size_t reserved_bytes;     /* address space of every region */
 static size_t commit_limit_chunks = SIZE_MAX;   /* the most one request may commit */
 static size_t heap_limit;         /* 0: none; else committed_bytes stays below it */
-static bool use_huge_pages = true;
+static bool use_huge_pages = true;   /* BIBOP_THP: huge pages at all */
+
+/* Huge pages pay on a large heap (fewer TLB misses while marking, one fault
+   per chunk) and cost on a small one: a 2 MiB page is resident whole, and
+   is zeroed (here, with THP defrag on "madvise", compacted too) on its first
+   touch, however few of its blocks the heap uses: a program whose heap
+   needs 800 KiB held 2 MiB, a 2.6 MiB budget held 4 MiB. So chunks are
+   committed with small pages (and MADV_NOHUGEPAGE, for systems in THP
+   "always" mode) until the committed heap first reaches
+   huge_pages_min_heap; from then on every chunk committed gets
+   MADV_HUGEPAGE, and so do the chunks committed before, which khugepaged
+   may then collapse. Invariant: huge_pages_on never goes back to false, so
+   a heap that shrinks again does not turn its advice back and forth. */
+#define HUGE_PAGES_MIN_HEAP_DEFAULT ((size_t)32 << 20)
+static size_t huge_pages_min_heap = HUGE_PAGES_MIN_HEAP_DEFAULT;   /* BIBOP_THP_MIN_HEAP */
+static bool huge_pages_on;
 
 void arena_init(void) {
   long v;
   if (os_env_long("BIBOP_THP", &v) && v == 0) use_huge_pages = false;
+  size_t min_heap;
+  if (os_env_size("BIBOP_THP_MIN_HEAP", &min_heap)) huge_pages_min_heap = min_heap;
+  huge_pages_on = use_huge_pages && huge_pages_min_heap == 0;
   commit_limit_chunks = os_commit_limit() / CHUNK_BYTES;
+}
+
+/* Advise huge pages for every committed chunk (the heap has just become
+   large enough). Runs once. */
+static void advise_committed_chunks_huge(void) {
+  for (size_t r = 0; r < pt_heap_region_count(); r++) {
+    struct region_info *ri = pt_region_info(pt_heap_region(r));
+    for (size_t ci = 0; ci < CHUNKS_PER_REGION; ci++)
+      if (ri->chunk_committed[ci]) os_advise_huge(ri->base + ci * CHUNK_BYTES, CHUNK_BYTES);
+  }
+}
+
+/* Whether chunks committed now, making the committed heap `after` bytes,
+   get huge pages; switches them on for good at the threshold. */
+static bool commit_with_huge_pages(size_t after) {
+  if (!huge_pages_on && use_huge_pages && after >= huge_pages_min_heap) {
+    huge_pages_on = true;
+    advise_committed_chunks_huge();
+  }
+  return huge_pages_on;
 }
 
 /* bytes rounded up to whole chunks, at least one: a heap must hold one. */
@@ -218,7 +257,9 @@ char *arena_alloc_chunks(size_t n, bool *fresh) {
     uintptr_t chunk = start + c * CHUNK_BYTES;
     uncommitted += !chunk_region(chunk)->chunk_committed[chunk_index(chunk)];
   }
-  if (!within_heap_limit(uncommitted) || !os_commit((void *)start, n * CHUNK_BYTES, use_huge_pages)) {
+  if (!within_heap_limit(uncommitted) ||
+      !os_commit((void *)start, n * CHUNK_BYTES,
+                 commit_with_huge_pages(committed_bytes + uncommitted * CHUNK_BYTES))) {
     give_back_run(start, n);
     release_reservation(&res);
     return NULL;
@@ -264,7 +305,8 @@ static bool commit_for_expansion(struct region_info *ri, size_t ci, uintptr_t ch
   struct expansion *x = ctx;
   if (x->done == x->wanted) return false;
   if (ri->chunk_committed[ci]) return true;
-  if (!os_commit((void *)chunk, CHUNK_BYTES, use_huge_pages)) return false;
+  if (!os_commit((void *)chunk, CHUNK_BYTES, commit_with_huge_pages(committed_bytes + CHUNK_BYTES)))
+    return false;
   /* Clean once kept: fresh, or zeroed when it was decommitted. */
   ri->chunk_dirty[ci] = ri->chunk_returned[ci] ? EXPANDING_RETURNED : EXPANDING_FRESH;
   count_commit(ri, ci);

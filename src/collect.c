@@ -37,6 +37,27 @@
    over an 8 MiB live heap is under 2x), while a dead 1 GiB object's does
    not. */
 #define BUDGET_SLACK 4
+/* bdwgc's rule for programs that register a finalizer per object (ECL's
+   weak hash tables do, per key): when the budget is used up and this many
+   finalizers more are registered than after the last collection, while
+   finalization is making progress (the last collection, or the one before,
+   queued some), collect rather than grow — the objects they guard die only
+   through a collection, and a collection is what frees their memory. */
+#define FINALIZER_BATCH 500
+
+static size_t finalizers_after_last_gc;   /* finalize_registered() right after it */
+static bool finalization_progress[2];     /* the last two collections queued some */
+
+static void note_finalization(void) {
+  finalizers_after_last_gc = finalize_registered();
+  finalization_progress[1] = finalization_progress[0];
+  finalization_progress[0] = finalize_queued_by_last_collection() > 0;
+}
+
+static bool finalizers_due(void) {
+  return finalize_registered() > finalizers_after_last_gc + FINALIZER_BATCH &&
+         (finalization_progress[0] || finalization_progress[1]);
+}
 
 /* ---- hooks: the collector's calls into the features above it -------------- */
 
@@ -188,6 +209,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   size_t live = gc.live_ptr_bytes + gc.live_atomic_bytes;
   follow_live_heap();
   if (gc.unmap_threshold) arena_decommit_idle(GC_gc_no, gc.unmap_threshold);
+  note_finalization();
 
   uint64_t pause = os_now_ns() - t0;
   gc.last_pause_ns = pause;
@@ -253,7 +275,7 @@ bool gc_make_room(size_t nblocks) {
   bool may_collect = !GC_dont_gc && !gc.collecting && !gc.no_automatic_collection;
   size_t since = size_add_saturated(gc.bytes_since_gc,
                                     atomic_load_explicit(&external_since_gc, memory_order_relaxed));
-  if (may_collect && (since >= gc.min_bytes_allocd || GC_dont_expand)) {
+  if (may_collect && (since >= gc.min_bytes_allocd || GC_dont_expand || finalizers_due())) {
     gc_collect_locked("allocation");
     if (fits(nblocks)) return true;
     /* Blocks a collection leaves partly used still count in full, but

@@ -356,6 +356,7 @@ static inline void os_cpu_relax(void) {
 #endif
 }
 BIBOP_INTERNAL bool os_commit(void *p, size_t bytes, bool huge);
+BIBOP_INTERNAL void os_advise_huge(void *p, size_t bytes);
 BIBOP_INTERNAL size_t os_commit_limit(void);   /* largest commit the system could back */
 BIBOP_INTERNAL void os_decommit(void *p, size_t bytes);
 BIBOP_INTERNAL void os_discard(void *p, size_t bytes);   /* contents to zero, stays mapped */
@@ -811,6 +812,10 @@ BIBOP_INTERNAL void finalize_after_mark(void);     /* links, ordering, queueing 
 BIBOP_INTERNAL void finalize_forget_object(void *obj);   /* GC_free'd */
 BIBOP_INTERNAL void finalize_dump(FILE *out);
 BIBOP_INTERNAL void finalize_run_pending(void);     /* outside the lock */
+/* For pacing: finalizers registered and not yet queued; finalizers the last
+   collection queued. */
+BIBOP_INTERNAL size_t finalize_registered(void);
+BIBOP_INTERNAL size_t finalize_queued_by_last_collection(void);
 BIBOP_INTERNAL extern volatile bool finalize_pending; /* finalizers are queued */
 
 /* ---- disclaim procedures (disclaim.c): phases of gc_collect_locked, in order -- */
