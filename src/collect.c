@@ -52,10 +52,16 @@
 #define FINALIZER_BATCH 500
 
 static size_t finalizers_after_last_gc;   /* finalize_registered() right after it */
+/* bdwgc counts the objects a collection queued for finalization as though
+   they had been allocated again after it (their memory comes back only
+   with the next collection; "finalization is user visible progress"): a
+   program that finalizes most of what it allocates then collects sooner. */
+static size_t finalized_credit;
 static bool finalization_progress[2];     /* the last two collections queued some */
 
 static void note_finalization(void) {
   finalizers_after_last_gc = finalize_registered();
+  finalized_credit = finalize_queued_bytes_by_last_collection();
   finalization_progress[1] = finalization_progress[0];
   finalization_progress[0] = finalize_queued_by_last_collection() > 0;
 }
@@ -282,7 +288,7 @@ static bool expand_budget(size_t nblocks) {
 bool gc_make_room(size_t nblocks) {
   if (fits(nblocks)) return true;
   bool may_collect = !GC_dont_gc && !gc.collecting && !gc.no_automatic_collection;
-  size_t since = size_add_saturated(gc.bytes_since_gc,
+  size_t since = size_add_saturated(size_add_saturated(gc.bytes_since_gc, finalized_credit),
                                     atomic_load_explicit(&external_since_gc, memory_order_relaxed));
   if (may_collect && (since >= gc.min_bytes_allocd || GC_dont_expand || finalizers_due())) {
     gc_collect_locked("allocation");

@@ -61,6 +61,7 @@ static struct table finalizers, short_links, long_links;
 static struct fin_entry *queue_head, *queue_tail;   /* ready to run */
 static size_t queue_length;
 static size_t queued_by_last_collection;   /* finalizers the last collection queued */
+static size_t queued_bytes_by_last_collection;   /* and their objects' bytes */
 static __thread bool running_finalizers;
 
 static size_t bucket_of(const struct table *t, uintptr_t key) {
@@ -220,6 +221,7 @@ static void enqueue(struct fin_entry *e) {
   else queue_head = e;
   queue_tail = e;
   queue_length++;
+  queued_bytes_by_last_collection += object_size((void *)e->h.key) + sizeof *e;
 }
 
 /* Queue the unmarked finalizable objects of the given modes; mark them and
@@ -248,6 +250,7 @@ static void queue_unmarked(bool unreachable_mode) {
 void finalize_after_mark(void) {
   forget_dead_togglerefs();
   queued_by_last_collection = 0;
+  queued_bytes_by_last_collection = 0;
   if (!finalizers.count && !short_links.count && !long_links.count) return;
   table_filter(&short_links, link_is_dangling, sizeof(struct link_entry));
   table_filter(&long_links, link_is_dangling, sizeof(struct link_entry));
@@ -277,6 +280,8 @@ void finalize_after_mark(void) {
 size_t finalize_registered(void) { return finalizers.count; }
 
 size_t finalize_queued_by_last_collection(void) { return queued_by_last_collection; }
+
+size_t finalize_queued_bytes_by_last_collection(void) { return queued_bytes_by_last_collection; }
 
 /* Free an entry that will never run; its external bytes are no longer
    anybody's to release, so the accounting forgets them. */

@@ -813,9 +813,10 @@ BIBOP_INTERNAL void finalize_forget_object(void *obj);   /* GC_free'd */
 BIBOP_INTERNAL void finalize_dump(FILE *out);
 BIBOP_INTERNAL void finalize_run_pending(void);     /* outside the lock */
 /* For pacing: finalizers registered and not yet queued; finalizers the last
-   collection queued. */
+   collection queued, and the bytes of their objects and entries. */
 BIBOP_INTERNAL size_t finalize_registered(void);
 BIBOP_INTERNAL size_t finalize_queued_by_last_collection(void);
+BIBOP_INTERNAL size_t finalize_queued_bytes_by_last_collection(void);
 BIBOP_INTERNAL extern volatile bool finalize_pending; /* finalizers are queued */
 
 /* ---- disclaim procedures (disclaim.c): phases of gc_collect_locked, in order -- */
