@@ -293,6 +293,12 @@ static void for_each_free_chunk(bool (*fn)(struct region_info *ri, size_t ci, ui
     }
 }
 
+static bool count_committed(struct region_info *ri, size_t ci, uintptr_t chunk, void *ctx) {
+  (void)chunk;
+  *(size_t *)ctx += ri->chunk_committed[ci] != 0;
+  return true;
+}
+
 static bool count_uncommitted(struct region_info *ri, size_t ci, uintptr_t chunk, void *ctx) {
   (void)chunk;
   *(size_t *)ctx += !ri->chunk_committed[ci];
@@ -359,27 +365,29 @@ void arena_free_chunks(char *p, size_t n) {
   give_back_run(start, n);
 }
 
-size_t arena_decommit_idle(unsigned long gc_no, unsigned long age) {
+/* Decommit every committed free chunk that take() chooses (called once per
+   committed free chunk, in address order), in runs of adjacent chunks. */
+static size_t decommit_free_chunks(bool (*take)(struct region_info *ri, size_t ci, void *ctx),
+                                   void *ctx) {
   size_t released = 0;
   struct interval *iv = free_runs.items;
   for (size_t i = 0; i < free_runs.count; i++) {
     uintptr_t run_start = 0;
     size_t run_len = 0;
     for (size_t c = 0; c <= iv[i].nchunks; c++) {
-      bool take = false;
+      bool taken = false;
       uintptr_t chunk = iv[i].start + c * CHUNK_BYTES;
       if (c < iv[i].nchunks) {
         struct region_info *ri = chunk_region(chunk);
         size_t ci = chunk_index(chunk);
-        if (ri->chunk_committed[ci] &&
-            (age == 0 || gc_no - ri->chunk_freed_at[ci] >= age)) {
+        if (ri->chunk_committed[ci] && take(ri, ci, ctx)) {
           ri->chunk_committed[ci] = 0;
           ri->chunk_dirty[ci] = 0;
           ri->chunk_returned[ci] = 1;
-          take = true;
+          taken = true;
         }
       }
-      if (take) {
+      if (taken) {
         if (!run_len) run_start = chunk;
         run_len++;
       } else if (run_len) {
@@ -392,6 +400,36 @@ size_t arena_decommit_idle(unsigned long gc_no, unsigned long age) {
   committed_bytes -= released;
   returned_bytes += released;
   return released;
+}
+
+struct idle_age { unsigned long gc_no, age; };
+
+static bool idle_long_enough(struct region_info *ri, size_t ci, void *ctx) {
+  const struct idle_age *a = ctx;
+  return a->age == 0 || a->gc_no - ri->chunk_freed_at[ci] >= a->age;
+}
+
+size_t arena_decommit_idle(unsigned long gc_no, unsigned long age) {
+  struct idle_age a = { gc_no, age };
+  return decommit_free_chunks(idle_long_enough, &a);
+}
+
+static bool beyond_kept(struct region_info *ri, size_t ci, void *ctx) {
+  (void)ri, (void)ci;
+  size_t *left_to_keep = ctx;
+  if (*left_to_keep == 0) return true;
+  (*left_to_keep)--;
+  return false;
+}
+
+/* Decommit committed free chunks beyond the first keep_chunks of them in
+   address order (best fit breaks ties by address, so those are reused
+   first), whatever their age. */
+size_t arena_decommit_surplus(size_t keep_chunks) {
+  size_t committed_free = 0;
+  for_each_free_chunk(count_committed, &committed_free);
+  if (committed_free <= keep_chunks) return 0;
+  return decommit_free_chunks(beyond_kept, &keep_chunks);
 }
 
 size_t arena_committed_bytes(void) { return committed_bytes; }

@@ -164,6 +164,18 @@ static void follow_live_heap(void) {
   if (gc.heap_budget < in_use) gc.heap_budget = in_use;
 }
 
+/* Free chunks the heap could fill before the next collection: as many as
+   the budget leaves room for, rounded up, plus one (the blocks may come
+   from partly used chunks instead, so this is an upper bound). Committed free chunks
+   beyond it are decommitted at once rather than after GC_UNMAP_THRESHOLD
+   collections: the budget has shrunk (a phase of the program or a large
+   object died) and only growth could reach them. */
+static size_t free_chunks_the_budget_allows(void) {
+  size_t in_use = gc.blocks_in_use * BLOCK_BYTES;
+  size_t room = gc.heap_budget > in_use ? gc.heap_budget - in_use : 0;
+  return room / CHUNK_BYTES + 2;
+}
+
 /* The phases of one collection. Runs below gc_collect_locked's frame, which
    holds the collecting thread's registers: the roots scan that thread's
    stack from gc.collect_entry_sp up, never these frames, whose unwritten
@@ -220,7 +232,10 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   update_pacing();
   size_t live = gc.live_ptr_bytes + gc.live_atomic_bytes;
   follow_live_heap();
-  if (gc.unmap_threshold) arena_decommit_idle(GC_gc_no, gc.unmap_threshold);
+  if (gc.unmap_threshold) {
+    arena_decommit_idle(GC_gc_no, gc.unmap_threshold);
+    arena_decommit_surplus(free_chunks_the_budget_allows());
+  }
   note_finalization();
 
   uint64_t pause = os_now_ns() - t0;

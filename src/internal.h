@@ -386,6 +386,8 @@ BIBOP_INTERNAL char *arena_alloc_chunks(size_t n, bool *fresh);
 BIBOP_INTERNAL void arena_free_chunks(char *p, size_t n);
 /* Decommit chunks free for at least `age` collections (0: all free ones). */
 BIBOP_INTERNAL size_t arena_decommit_idle(unsigned long gc_no, unsigned long age);
+/* Decommit free chunks, whatever their age, beyond keep_chunks of them. */
+BIBOP_INTERNAL size_t arena_decommit_surplus(size_t keep_chunks);
 /* Commit n more chunks as free ones (GC_expand_hp, GC_INITIAL_HEAP_SIZE);
    all or nothing. */
 BIBOP_INTERNAL bool arena_expand(size_t nchunks);

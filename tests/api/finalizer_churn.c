@@ -71,7 +71,7 @@ int main(void)
         GC_REGISTER_FINALIZER(key, count_finalized, NULL, NULL, NULL);
         if (i % KEEP_EVERY == 0) kept[i / KEEP_EVERY] = key;
         if (i % 4096 == 0) {
-            size_t heap = GC_get_heap_size() - GC_get_unmapped_bytes();
+            size_t heap = GC_get_heap_size();   /* excludes unmapped memory */
             if (heap > peak_heap) peak_heap = heap;
             GC_invoke_finalizers();
         }
