@@ -5,8 +5,9 @@
  * free runs coalesced by address. Chunks are committed when handed out,
  * with small pages while the heap is small and huge pages from the first
  * time it is large (commit_with_huge_pages), and decommitted when they have
- * stayed free for a number of collections. Knows nothing of blocks or objects; the page table learns of
- * each region as it is reserved.
+ * stayed free for a number of collections, or when the collector says it
+ * cannot use them (arena_decommit_surplus). Knows nothing of blocks or
+ * objects; the page table learns of each region as it is reserved.
  *
  * What bdwgc calls the heap is the committed chunks (committed_bytes:
  * GC_get_heap_size), whether handed out or free; chunks decommitted after
