@@ -17,8 +17,8 @@
  * one exceed (roots + 2 x live pointerful + live pointer-free + live
  * external) divided by the free-space divisor, or if finalizers keep being
  * registered (bdwgc's rule, finalizers_due); otherwise the budget grows by
- * a third, 8 MiB at most (bdwgc's steps), bounded by GC_set_max_heap_size.
- * Invariants: growth made for a request the arena then refuses is taken back (gc_undo_growth), and after
+ * a third (bounded by GC_set_max_heap_size). Invariants: growth made for a
+ * request the arena then refuses is taken back (gc_undo_growth), and after
  * each collection the budget is at most BUDGET_SLACK x (blocks in use +
  * one cycle's allocation), never below what the client asked for
  * (GC_INITIAL_HEAP_SIZE, GC_expand_hp): one huge request or one large
@@ -31,12 +31,7 @@
 #include <stdio.h>
 
 #define MIN_HEAP_GROWTH ((size_t)64 << 10)
-/* The most one growth adds to the budget, unless the request needs more:
-   bdwgc's MAXHINCR (2048 blocks of 4 KiB in Debian's build). Growing by a third
-   without a cap overshot on large heaps: the collection that the pacing
-   rule had made due waited until the next exhaustion of a budget a third
-   larger (w3m-dump: 62 -> 83 -> 110 -> 147 MiB, stock 104 -> 112 -> 120). */
-#define MAX_HEAP_GROWTH ((size_t)8 << 20)
+#define MAX_HEAP_GROWTH_UNBOUNDED ((size_t)1 << 40)
 /* How far above one cycle's need (blocks in use + min_bytes_allocd) the
    budget may stay after a collection. Generous: the budget a program's
    peak left behind keeps spacing its collections (GCBench's 26 MiB budget
@@ -283,16 +278,13 @@ static bool fits(size_t nblocks) {
   return gc.blocks_in_use + nblocks <= gc.heap_budget / BLOCK_BYTES;
 }
 
-/* Grow the budget so that nblocks more fit: by a third of it (at least
-   MIN_HEAP_GROWTH, at most MAX_HEAP_GROWTH), or by what they need if that
-   is more; false if the maximum heap size forbids it. */
+/* Grow the budget so that nblocks more fit, by a third of the heap at least;
+   false if the maximum heap size forbids it. */
 static bool expand_budget(size_t nblocks) {
   size_t needed = (gc.blocks_in_use + nblocks) * BLOCK_BYTES;
   GC_word divisor = GC_free_space_divisor ? GC_free_space_divisor : 1;
-  size_t step = gc.heap_budget / divisor;
-  if (step < MIN_HEAP_GROWTH) step = MIN_HEAP_GROWTH;
-  if (step > MAX_HEAP_GROWTH) step = MAX_HEAP_GROWTH;
-  size_t grown = gc.heap_budget + step;
+  size_t grown = gc.heap_budget + gc.heap_budget / divisor;
+  if (grown < gc.heap_budget + MIN_HEAP_GROWTH) grown = gc.heap_budget + MIN_HEAP_GROWTH;
   if (grown < needed) grown = needed;
   if (gc.max_heap && grown > gc.max_heap) grown = gc.max_heap;
   if (grown < needed) return false;
