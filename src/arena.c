@@ -4,9 +4,12 @@
  * last reservation), and hands out runs of 2 MiB chunks, keeping free runs
  * coalesced by address: committed chunks first (best fit among stretches of
  * free committed chunks), then best fit among free runs. Chunks are
- * committed with THP advice when handed out and decommitted when they have stayed free for a number of
- * collections. Knows nothing of blocks or objects; the page table learns of
- * each region as it is reserved.
+ * committed when handed out, with small pages while the heap is small and
+ * huge pages from the first time it is large (commit_with_huge_pages), and
+ * decommitted when they have stayed free for a number of collections, or
+ * when the collector says it cannot use them (arena_decommit_surplus).
+ * Knows nothing of blocks or objects; the page table learns of each region
+ * as it is reserved.
  *
  * What bdwgc calls the heap is the committed chunks (committed_bytes:
  * GC_get_heap_size), whether handed out or free; chunks decommitted after
@@ -40,12 +43,50 @@ static size_t returned_bytes;     /* chunks decommitted after use, not committed
 static size_t reserved_bytes;     /* address space of every region */
 static size_t commit_limit_chunks = SIZE_MAX;   /* the most one request may commit */
 static size_t heap_limit;         /* 0: none; else committed_bytes stays below it */
-static bool use_huge_pages = true;
+static bool use_huge_pages = true;   /* BIBOP_THP: huge pages at all */
+
+/* Huge pages pay on a large heap (fewer TLB misses while marking, one fault
+   per chunk) and cost on a small one: a 2 MiB page is resident whole, and
+   is zeroed (here, with THP defrag on "madvise", compacted too) on its first
+   touch, however few of its blocks the heap uses: a program whose heap
+   needs 800 KiB held 2 MiB, a 2.6 MiB budget held 4 MiB. So chunks are
+   committed with small pages (and MADV_NOHUGEPAGE, for systems in THP
+   "always" mode) until the committed heap first reaches
+   huge_pages_min_heap; from then on every chunk committed gets
+   MADV_HUGEPAGE, and so do the chunks committed before, which khugepaged
+   may then collapse. Invariant: huge_pages_on never goes back to false, so
+   a heap that shrinks again does not turn its advice back and forth. */
+#define HUGE_PAGES_MIN_HEAP_DEFAULT ((size_t)32 << 20)
+static size_t huge_pages_min_heap = HUGE_PAGES_MIN_HEAP_DEFAULT;   /* BIBOP_THP_MIN_HEAP */
+static bool huge_pages_on;
 
 void arena_init(void) {
   long v;
   if (os_env_long("BIBOP_THP", &v) && v == 0) use_huge_pages = false;
+  size_t min_heap;
+  if (os_env_size("BIBOP_THP_MIN_HEAP", &min_heap)) huge_pages_min_heap = min_heap;
+  huge_pages_on = use_huge_pages && huge_pages_min_heap == 0;
   commit_limit_chunks = os_commit_limit() / CHUNK_BYTES;
+}
+
+/* Advise huge pages for every committed chunk (the heap has just become
+   large enough). Runs once. */
+static void advise_committed_chunks_huge(void) {
+  for (size_t r = 0; r < pt_heap_region_count(); r++) {
+    struct region_info *ri = pt_region_info(pt_heap_region(r));
+    for (size_t ci = 0; ci < CHUNKS_PER_REGION; ci++)
+      if (ri->chunk_committed[ci]) os_advise_huge(ri->base + ci * CHUNK_BYTES, CHUNK_BYTES);
+  }
+}
+
+/* Whether chunks committed now, making the committed heap `after` bytes,
+   get huge pages; switches them on for good at the threshold. */
+static bool commit_with_huge_pages(size_t after) {
+  if (!huge_pages_on && use_huge_pages && after >= huge_pages_min_heap) {
+    huge_pages_on = true;
+    advise_committed_chunks_huge();
+  }
+  return huge_pages_on;
 }
 
 /* bytes rounded up to whole chunks, at least one: a heap must hold one. */
@@ -289,7 +330,9 @@ char *arena_alloc_chunks(size_t n, bool *fresh) {
     uintptr_t chunk = start + c * CHUNK_BYTES;
     uncommitted += !chunk_region(chunk)->chunk_committed[chunk_index(chunk)];
   }
-  if (!within_heap_limit(uncommitted) || !os_commit((void *)start, n * CHUNK_BYTES, use_huge_pages)) {
+  if (!within_heap_limit(uncommitted) ||
+      !os_commit((void *)start, n * CHUNK_BYTES,
+                 commit_with_huge_pages(committed_bytes + uncommitted * CHUNK_BYTES))) {
     give_back_run(start, n);
     release_reservation(&res);
     return NULL;
@@ -314,6 +357,12 @@ static void for_each_free_chunk(bool (*fn)(struct region_info *ri, size_t ci, ui
     }
 }
 
+static bool count_committed(struct region_info *ri, size_t ci, uintptr_t chunk, void *ctx) {
+  (void)chunk;
+  *(size_t *)ctx += ri->chunk_committed[ci] != 0;
+  return true;
+}
+
 static bool count_uncommitted(struct region_info *ri, size_t ci, uintptr_t chunk, void *ctx) {
   (void)chunk;
   *(size_t *)ctx += !ri->chunk_committed[ci];
@@ -326,7 +375,8 @@ static bool commit_for_expansion(struct region_info *ri, size_t ci, uintptr_t ch
   struct expansion *x = ctx;
   if (x->done == x->wanted) return false;
   if (ri->chunk_committed[ci]) return true;
-  if (!os_commit((void *)chunk, CHUNK_BYTES, use_huge_pages)) return false;
+  if (!os_commit((void *)chunk, CHUNK_BYTES, commit_with_huge_pages(committed_bytes + CHUNK_BYTES)))
+    return false;
   /* Clean once kept: fresh, or zeroed when it was decommitted. */
   ri->chunk_dirty[ci] = ri->chunk_returned[ci] ? EXPANDING_RETURNED : EXPANDING_FRESH;
   count_commit(ri, ci);
@@ -379,27 +429,29 @@ void arena_free_chunks(char *p, size_t n) {
   give_back_run(start, n);
 }
 
-size_t arena_decommit_idle(unsigned long gc_no, unsigned long age) {
+/* Decommit every committed free chunk that take() chooses (called once per
+   committed free chunk, in address order), in runs of adjacent chunks. */
+static size_t decommit_free_chunks(bool (*take)(struct region_info *ri, size_t ci, void *ctx),
+                                   void *ctx) {
   size_t released = 0;
   struct interval *iv = free_runs.items;
   for (size_t i = 0; i < free_runs.count; i++) {
     uintptr_t run_start = 0;
     size_t run_len = 0;
     for (size_t c = 0; c <= iv[i].nchunks; c++) {
-      bool take = false;
+      bool taken = false;
       uintptr_t chunk = iv[i].start + c * CHUNK_BYTES;
       if (c < iv[i].nchunks) {
         struct region_info *ri = chunk_region(chunk);
         size_t ci = chunk_index(chunk);
-        if (ri->chunk_committed[ci] &&
-            (age == 0 || gc_no - ri->chunk_freed_at[ci] >= age)) {
+        if (ri->chunk_committed[ci] && take(ri, ci, ctx)) {
           ri->chunk_committed[ci] = 0;
           ri->chunk_dirty[ci] = 0;
           ri->chunk_returned[ci] = 1;
-          take = true;
+          taken = true;
         }
       }
-      if (take) {
+      if (taken) {
         if (!run_len) run_start = chunk;
         run_len++;
       } else if (run_len) {
@@ -412,6 +464,36 @@ size_t arena_decommit_idle(unsigned long gc_no, unsigned long age) {
   committed_bytes -= released;
   returned_bytes += released;
   return released;
+}
+
+struct idle_age { unsigned long gc_no, age; };
+
+static bool idle_long_enough(struct region_info *ri, size_t ci, void *ctx) {
+  const struct idle_age *a = ctx;
+  return a->age == 0 || a->gc_no - ri->chunk_freed_at[ci] >= a->age;
+}
+
+size_t arena_decommit_idle(unsigned long gc_no, unsigned long age) {
+  struct idle_age a = { gc_no, age };
+  return decommit_free_chunks(idle_long_enough, &a);
+}
+
+static bool beyond_kept(struct region_info *ri, size_t ci, void *ctx) {
+  (void)ri, (void)ci;
+  size_t *left_to_keep = ctx;
+  if (*left_to_keep == 0) return true;
+  (*left_to_keep)--;
+  return false;
+}
+
+/* Decommit committed free chunks beyond the first keep_chunks of them in
+   address order (best fit breaks ties by address, so those are reused
+   first), whatever their age. */
+size_t arena_decommit_surplus(size_t keep_chunks) {
+  size_t committed_free = 0;
+  for_each_free_chunk(count_committed, &committed_free);
+  if (committed_free <= keep_chunks) return 0;
+  return decommit_free_chunks(beyond_kept, &keep_chunks);
 }
 
 size_t arena_committed_bytes(void) { return committed_bytes; }

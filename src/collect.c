@@ -15,7 +15,8 @@
  * Pacing (bdwgc's rule): the heap has a budget of blocks. When a new block
  * would exceed it, a collection runs if the bytes allocated since the last
  * one exceed (roots + 2 x live pointerful + live pointer-free + live
- * external) divided by the free-space divisor; otherwise the budget grows by
+ * external) divided by the free-space divisor, or if finalizers keep being
+ * registered (bdwgc's rule, finalizers_due); otherwise the budget grows by
  * a third (bounded by GC_set_max_heap_size). Invariants: growth made for a
  * request the arena then refuses is taken back (gc_undo_growth), and after
  * each collection the budget is at most BUDGET_SLACK x (blocks in use +
@@ -37,6 +38,33 @@
    over an 8 MiB live heap is under 2x), while a dead 1 GiB object's does
    not. */
 #define BUDGET_SLACK 4
+/* bdwgc's rule for programs that register a finalizer per object (ECL's
+   weak hash tables do, per key): when the budget is used up and this many
+   finalizers more are registered than after the last collection, while
+   finalization is making progress (the last collection, or the one before,
+   queued some), collect rather than grow — the objects they guard die only
+   through a collection, and a collection is what frees their memory. */
+#define FINALIZER_BATCH 500
+
+static size_t finalizers_after_last_gc;   /* finalize_registered() right after it */
+/* bdwgc counts the objects a collection queued for finalization as though
+   they had been allocated again after it (their memory comes back only
+   with the next collection; "finalization is user visible progress"): a
+   program that finalizes most of what it allocates then collects sooner. */
+static size_t finalized_credit;
+static bool finalization_progress[2];     /* the last two collections queued some */
+
+static void note_finalization(void) {
+  finalizers_after_last_gc = finalize_registered();
+  finalized_credit = finalize_queued_bytes_by_last_collection();
+  finalization_progress[1] = finalization_progress[0];
+  finalization_progress[0] = finalize_queued_by_last_collection() > 0;
+}
+
+static bool finalizers_due(void) {
+  return finalize_registered() > finalizers_after_last_gc + FINALIZER_BATCH &&
+         (finalization_progress[0] || finalization_progress[1]);
+}
 
 /* ---- hooks: the collector's calls into the features above it -------------- */
 
@@ -131,6 +159,18 @@ static void follow_live_heap(void) {
   if (gc.heap_budget < in_use) gc.heap_budget = in_use;
 }
 
+/* Free chunks the heap could fill before the next collection: as many as
+   the budget leaves room for, rounded up, plus one (the blocks may come
+   from partly used chunks instead, so this is an upper bound). Committed free chunks
+   beyond it are decommitted at once rather than after GC_UNMAP_THRESHOLD
+   collections: the budget has shrunk (a phase of the program or a large
+   object died) and only growth could reach them. */
+static size_t free_chunks_the_budget_allows(void) {
+  size_t in_use = gc.blocks_in_use * BLOCK_BYTES;
+  size_t room = gc.heap_budget > in_use ? gc.heap_budget - in_use : 0;
+  return room / CHUNK_BYTES + 2;
+}
+
 /* The phases of one collection. Runs below gc_collect_locked's frame, which
    holds the collecting thread's registers: the roots scan that thread's
    stack from gc.collect_entry_sp up, never these frames, whose unwritten
@@ -190,7 +230,11 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   update_pacing();
   size_t live = gc.live_ptr_bytes + gc.live_atomic_bytes;
   follow_live_heap();
-  if (gc.unmap_threshold) arena_decommit_idle(GC_gc_no, gc.unmap_threshold);
+  if (gc.unmap_threshold) {
+    arena_decommit_idle(GC_gc_no, gc.unmap_threshold);
+    arena_decommit_surplus(free_chunks_the_budget_allows());
+  }
+  note_finalization();
 
   uint64_t pause = os_now_ns() - t0;
   gc.last_pause_ns = pause;
@@ -256,9 +300,9 @@ static bool expand_budget(size_t nblocks) {
 bool gc_make_room(size_t nblocks) {
   if (fits(nblocks)) return true;
   bool may_collect = !GC_dont_gc && !gc.collecting && !gc.no_automatic_collection;
-  size_t since = size_add_saturated(gc.bytes_since_gc,
+  size_t since = size_add_saturated(size_add_saturated(gc.bytes_since_gc, finalized_credit),
                                     atomic_load_explicit(&external_since_gc, memory_order_relaxed));
-  if (may_collect && (since >= gc.min_bytes_allocd || GC_dont_expand)) {
+  if (may_collect && (since >= gc.min_bytes_allocd || GC_dont_expand || finalizers_due())) {
     gc_collect_locked("allocation");
     if (fits(nblocks)) return true;
     /* Blocks a collection leaves partly used still count in full, but

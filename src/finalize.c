@@ -40,11 +40,14 @@ struct fin_entry {
   void *obj;                      /* as registered: what fn is called with */
   GC_finalization_proc fn;
   void *cd;
-  enum fin_mode mode;
   size_t external;                /* foreign bytes the object owns (external.c) */
-  bool owns_external;             /* registered by bibop_malloc_external */
   struct fin_entry *queue_next;
+  uint8_t mode;                   /* enum fin_mode; a byte so that an entry takes
+                                     meta.c's 64-byte class, not the 128-byte one
+                                     (ECL registers one per weak-table key) */
+  bool owns_external;             /* registered by bibop_malloc_external */
 };
+_Static_assert(sizeof(struct fin_entry) <= 64, "a finalizer entry fits meta.c's 64-byte class");
 
 struct link_entry {
   struct hnode h;                 /* key: the link's address */
@@ -57,6 +60,8 @@ struct table { struct hnode **buckets; size_t nbuckets, count; };
 static struct table finalizers, short_links, long_links;
 static struct fin_entry *queue_head, *queue_tail;   /* ready to run */
 static size_t queue_length;
+static size_t queued_by_last_collection;   /* finalizers the last collection queued */
+static size_t queued_bytes_by_last_collection;   /* and their objects' bytes */
 static __thread bool running_finalizers;
 
 static size_t bucket_of(const struct table *t, uintptr_t key) {
@@ -216,6 +221,7 @@ static void enqueue(struct fin_entry *e) {
   else queue_head = e;
   queue_tail = e;
   queue_length++;
+  queued_bytes_by_last_collection += object_size((void *)e->h.key) + sizeof *e;
 }
 
 /* Queue the unmarked finalizable objects of the given modes; mark them and
@@ -243,6 +249,8 @@ static void queue_unmarked(bool unreachable_mode) {
 
 void finalize_after_mark(void) {
   forget_dead_togglerefs();
+  queued_by_last_collection = 0;
+  queued_bytes_by_last_collection = 0;
   if (!finalizers.count && !short_links.count && !long_links.count) return;
   table_filter(&short_links, link_is_dangling, sizeof(struct link_entry));
   table_filter(&long_links, link_is_dangling, sizeof(struct link_entry));
@@ -265,8 +273,15 @@ void finalize_after_mark(void) {
   mark_recover_overflow();
 
   table_filter(&long_links, clear_if_unreachable, sizeof(struct link_entry));
+  queued_by_last_collection = queue_length - queued_before;
   if (queue_length > queued_before) __atomic_store_n(&finalize_pending, true, __ATOMIC_RELEASE);
 }
+
+size_t finalize_registered(void) { return finalizers.count; }
+
+size_t finalize_queued_by_last_collection(void) { return queued_by_last_collection; }
+
+size_t finalize_queued_bytes_by_last_collection(void) { return queued_bytes_by_last_collection; }
 
 /* Free an entry that will never run; its external bytes are no longer
    anybody's to release, so the accounting forgets them. */

@@ -366,6 +366,7 @@ static inline void os_cpu_relax(void) {
 #endif
 }
 BIBOP_INTERNAL bool os_commit(void *p, size_t bytes, bool huge);
+BIBOP_INTERNAL void os_advise_huge(void *p, size_t bytes);
 BIBOP_INTERNAL size_t os_commit_limit(void);   /* largest commit the system could back */
 BIBOP_INTERNAL void os_decommit(void *p, size_t bytes);
 BIBOP_INTERNAL void os_discard(void *p, size_t bytes);   /* contents to zero, stays mapped */
@@ -421,6 +422,8 @@ BIBOP_INTERNAL char *arena_alloc_committed_chunks(size_t n, bool *fresh);
 BIBOP_INTERNAL void arena_free_chunks(char *p, size_t n);
 /* Decommit chunks free for at least `age` collections (0: all free ones). */
 BIBOP_INTERNAL size_t arena_decommit_idle(unsigned long gc_no, unsigned long age);
+/* Decommit free chunks, whatever their age, beyond keep_chunks of them. */
+BIBOP_INTERNAL size_t arena_decommit_surplus(size_t keep_chunks);
 /* Commit n more chunks as free ones (GC_expand_hp, GC_INITIAL_HEAP_SIZE);
    all or nothing. */
 BIBOP_INTERNAL bool arena_expand(size_t nchunks);
@@ -917,6 +920,11 @@ BIBOP_INTERNAL void finalize_after_mark(void);     /* links, ordering, queueing 
 BIBOP_INTERNAL void finalize_forget_object(void *obj);   /* GC_free'd */
 BIBOP_INTERNAL void finalize_dump(FILE *out);
 BIBOP_INTERNAL void finalize_run_pending(void);     /* outside the lock */
+/* For pacing: finalizers registered and not yet queued; finalizers the last
+   collection queued, and the bytes of their objects and entries. */
+BIBOP_INTERNAL size_t finalize_registered(void);
+BIBOP_INTERNAL size_t finalize_queued_by_last_collection(void);
+BIBOP_INTERNAL size_t finalize_queued_bytes_by_last_collection(void);
 BIBOP_INTERNAL extern volatile bool finalize_pending; /* finalizers are queued */
 
 /* ---- disclaim procedures (disclaim.c): phases of gc_collect_locked, in order -- */

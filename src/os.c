@@ -55,6 +55,12 @@ bool os_commit(void *p, size_t bytes, bool huge) {
   return true;
 }
 
+/* Ask for huge pages on committed memory (khugepaged may then collapse
+   what is already there); advice only. */
+void os_advise_huge(void *p, size_t bytes) {
+  (void)madvise(p, bytes, MADV_HUGEPAGE);
+}
+
 /* The largest single commit the system could back. bibop reserves its
    address space MAP_NORESERVE, so the kernel's overcommit heuristic never
    sees its requests; stock bdwgc maps its heap without that flag, and under
