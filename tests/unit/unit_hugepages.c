@@ -2,7 +2,7 @@
  * commit_with_huge_pages). A small heap is committed with small pages
  * (MADV_NOHUGEPAGE: VmFlags "nh" in /proc/self/smaps), so it is not
  * resident by whole 2 MiB pages; once the committed heap reaches
- * BIBOP_THP_MIN_HEAP (32 MiB by default) every committed chunk, the first
+ * BIBOP_THP_MIN_HEAP (set to 32 MiB by its CTest entry; 1 GiB by default) every committed chunk, the first
  * ones included, is advised MADV_HUGEPAGE ("hg"), and stays so when the
  * heap shrinks. The advice is what is checked, not the backing, which
  * depends on the kernel's free memory. Argument "from_start"
