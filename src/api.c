@@ -32,7 +32,7 @@ GC_API int GC_try_to_collect(GC_stop_func stop_func) {
   LOCK();
   int done = !GC_dont_gc;
   if (done) gc_collect_locked("explicit");
-  UNLOCK();
+  gc_unlock_to_waiter();
   finalize_run_pending();
   return done;
 }
@@ -43,7 +43,7 @@ GC_API void GC_gcollect_and_unmap(void) {
   LOCK();
   if (!GC_dont_gc) gc_collect_locked("explicit, unmap");
   arena_decommit_idle(GC_gc_no, 0);
-  UNLOCK();
+  gc_unlock_to_waiter();
 }
 
 GC_API int GC_collect_a_little(void) {

@@ -275,7 +275,7 @@ void gc_collect_explicit(void) {
   LOCK();
   if (!GC_dont_gc) gc_collect_locked("explicit");
   if (gc.unmap_on_gcollect) arena_decommit_idle(GC_gc_no, 0);
-  UNLOCK();
+  gc_unlock_to_waiter();
   finalize_run_pending();
 }
 

@@ -698,6 +698,8 @@ static inline size_t round_to_blocks(size_t bytes) {
 enum { LOCK_FREE = 0, LOCK_HELD = 1, LOCK_CONTENDED = 2 };
 BIBOP_INTERNAL void gc_lock_contended(void);
 BIBOP_INTERNAL void gc_lock_wake(void);
+/* UNLOCK after a long hold, leaving a woken waiter the time to take it. */
+BIBOP_INTERNAL void gc_unlock_to_waiter(void);
 BIBOP_INTERNAL extern __thread struct lock_parking *gc_lock_parking
     __attribute__((tls_model("initial-exec")));
 BIBOP_INTERNAL extern sigset_t gc_lock_sleep_mask;

@@ -13,6 +13,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -118,6 +119,20 @@ void gc_lock_contended(void) {
 }
 
 void gc_lock_wake(void) { gc_futex_wake(&gc.lock, 1); }
+
+/* Release the lock after a collection the caller asked for. A thread that
+   collects again at once (GC_gcollect in a loop) would take the lock back
+   before the waiter its unlock woke gets to run, again and again: with two
+   such threads, threads.cancel_in_syscall's other threads got the lock
+   once per ~400 collections (0.15 s -> 28-94 s). So the lock is left free,
+   yielding the CPU, until a waiter has it or LOCK_HANDOFF_NS have passed. */
+#define LOCK_HANDOFF_NS (1000 * 1000ull)
+void gc_unlock_to_waiter(void) {
+  if (__atomic_exchange_n(&gc.lock, LOCK_FREE, __ATOMIC_RELEASE) != LOCK_CONTENDED) return;
+  gc_lock_wake();
+  uint64_t until = os_now_ns() + LOCK_HANDOFF_NS;
+  while (__atomic_load_n(&gc.lock, __ATOMIC_RELAXED) == LOCK_FREE && os_now_ns() < until) sched_yield();
+}
 
 /* Both keep errno: they run inside the lock and signal handlers, between a
    client's call and its errno check. */
