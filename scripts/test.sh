@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what it needs, builds a release build and a
 # UBSan build, and runs every CTest test in both (unit, API, real clients,
-# exported symbols), and the release build's again in generational mode. Exits non-zero if anything fails.
+# exported symbols), and the release build's again in generational mode.
+# Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
