@@ -778,9 +778,13 @@ static void push_block_objects(struct block *b) {
   marker_drain(&main_marker);   /* once per block: at most 256 entries wait */
 }
 
-static void push_large_object(struct block *h) {
+static void push_large_only(struct block *h) {
   main_marker.top = push(&main_marker, main_marker.top, block_addr(h),
                          descriptor_of(h->kind, h->u.large.bytes));
+}
+
+static void push_large_object(struct block *h) {
+  push_large_only(h);
   marker_drain(&main_marker);
 }
 
@@ -790,9 +794,7 @@ static void push_large_object(struct block *h) {
 void mark_rescan_old(struct block *b) {
   if (gc.kinds[b->kind].pointer_free) return;
   if (b->state == BLOCK_SMALL) push_block_only(b);
-  else if (b->state == BLOCK_LARGE && b->u.large.marked)
-    main_marker.top = push(&main_marker, main_marker.top, block_addr(b),
-                           descriptor_of(b->kind, b->u.large.bytes));
+  else if (b->state == BLOCK_LARGE && b->u.large.marked) push_large_only(b);
   if (main_marker.top - main_marker.base >= RESCAN_DRAIN_ENTRIES) marker_drain(&main_marker);
 }
 
