@@ -88,10 +88,10 @@ bool gen_begin(const char *reason) {
   bool new_region = track_new_regions();
   GC_word full_freq = GC_full_freq ? (GC_word)GC_full_freq : 1;
   GC_word divisor = GC_free_space_divisor ? GC_free_space_divisor : 1;
-  bool old_doubled = blocks_after_last > blocks_after_major + blocks_after_major / divisor +
+  bool old_grew = blocks_after_last > blocks_after_major + blocks_after_major / divisor +
                                              OLD_GROWTH_FLOOR_BLOCKS;
   return !new_region && !asked_for(reason) && !alloc_young_lost() && minors_since_major < full_freq &&
-         !old_doubled;
+         !old_grew;
 }
 
 /* Collect one region's written blocks (protecting them again), keep them
