@@ -43,6 +43,7 @@ GC_API void GC_gcollect_and_unmap(void) {
   LOCK();
   if (!GC_dont_gc) gc_collect_locked("explicit, unmap");
   arena_decommit_idle(GC_gc_no, 0);
+  heap_discard_idle_runs(GC_gc_no, 0);
   gc_unlock_to_waiter();
 }
 

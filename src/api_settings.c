@@ -146,7 +146,9 @@ GC_API int GC_get_disable_automatic_collection(void) { return gc.no_automatic_co
 GC_API void GC_set_force_unmap_on_gcollect(int v) { gc.unmap_on_gcollect = v != 0; }
 GC_API int GC_get_force_unmap_on_gcollect(void) { return gc.unmap_on_gcollect; }
 GC_API void GC_set_min_bytes_allocd(size_t v) { gc.min_bytes_floor = v ? v : 1; }
-GC_API size_t GC_get_min_bytes_allocd(void) { return gc.min_bytes_floor; }
+/* bdwgc's default minimum is 1 byte; bibop's own floor when none was set
+   (64 KiB, collect.c) is internal. */
+GC_API size_t GC_get_min_bytes_allocd(void) { return gc.min_bytes_floor ? gc.min_bytes_floor : 1; }
 
 GC_API void GC_set_log_fd(int fd) {
   FILE *f = fdopen(dup(fd), "a");

@@ -509,6 +509,16 @@ size_t arena_committed_bytes(void) { return committed_bytes; }
 
 size_t arena_unmapped_bytes(void) { return returned_bytes; }
 
+void arena_note_discarded(size_t bytes) {
+  committed_bytes -= bytes;
+  returned_bytes += bytes;
+}
+
+void arena_note_recommitted(size_t bytes) {
+  committed_bytes += bytes;
+  returned_bytes -= bytes;
+}
+
 size_t arena_reserved_bytes(void) { return reserved_bytes; }
 
 bool arena_contains(uintptr_t w) {

@@ -18,6 +18,11 @@
  * those find runs long enough, while no space commits memory the other
  * has free. (With one pool, objects of 300 KiB-1.5 MiB among scattered
  * small survivors kept the heap 50% above its budget.)
+ * Idle runs: a free run no allocation has taken for GC_UNMAP_THRESHOLD
+ * collections has its pages given back (heap_discard_idle_runs) and stays
+ * filed; its bytes count as unmapped in the arena until the run is taken
+ * or merged, when they count as committed again.
+ *
  * Invariants: a free run's first block has state FREE and its length, its
  * last block has state FREE and points to the first; blocks in between read
  * FREE or UNUSED, which the marker skips alike. A run is filed in its
@@ -49,6 +54,10 @@ enum heap_space { SPACE_SMALL, SPACE_LARGE, HEAP_SPACES };
 #define LARGE_SPACE_MIN_BLOCKS 8
 
 static struct block *run_buckets[HEAP_SPACES][RUN_BUCKETS + 1];
+/* Madvise calls one collection may make for idle runs (the rest wait for
+   the next one): a heap of scattered one-block runs must not turn one
+   collection into a storm of system calls. */
+#define DISCARDS_PER_COLLECTION 256
 
 static unsigned bucket_of(size_t nblocks) {
   if (nblocks <= EXACT_RUN_BUCKETS) return (unsigned)nblocks;
@@ -68,6 +77,28 @@ size_t heap_blocks_in_use(void) { return gc.blocks_in_use; }
 size_t heap_free_bytes(void) {
   size_t heap = arena_committed_bytes(), used = gc.blocks_in_use * BLOCK_BYTES;
   return heap > used ? heap - used : 0;
+}
+
+/* Give back the pages of free runs that no allocation has touched for
+   `age` collections (bdwgc's GC_unmap_threshold, at block granularity: a
+   whole free chunk goes back to the arena, which decommits it on the same
+   rule; age 0: every free run). The longest runs first, at most
+   DISCARDS_PER_COLLECTION calls unless age is 0. Their bytes move from
+   the arena's committed count to its unmapped one while they stay given
+   back (bdwgc's heap size leaves unmapped blocks out).
+   The run stays in the heap: its pages read zero when touched again, and
+   the block it gives then needs no clearing. */
+void heap_discard_idle_runs(unsigned long gc_no, unsigned long age) {
+  unsigned calls = 0;
+  for (unsigned k = RUN_BUCKETS + 1; k-- > 1;)
+    for (int space = 0; space < HEAP_SPACES; space++)
+      for (struct block *h = run_buckets[space][k]; h; h = h->next) {
+        if (h->u.run.discarded || (uint32_t)((uint32_t)gc_no - h->u.run.freed_at) < age) continue;
+        if (age && calls++ == DISCARDS_PER_COLLECTION) return;
+        os_discard(block_addr(h), h->u.run.nblocks * BLOCK_BYTES);
+        h->u.run.discarded = 1;
+        arena_note_discarded(h->u.run.nblocks * BLOCK_BYTES);
+      }
 }
 
 static size_t block_index_in_chunk(const struct block *b) {
@@ -98,10 +129,21 @@ static void run_unlink(struct block *head) {
   if (head->next) head->next->u.run.prev = head->u.run.prev;
 }
 
-/* Make [head, head+n) a free run and file it; n never crosses a chunk. */
-static void run_insert(struct block *head, size_t n) {
+/* A run leaves the free runs whole (merged or taken): its pages count as
+   resident again. */
+static void run_unlink_whole(struct block *head) {
+  run_unlink(head);
+  if (head->u.run.discarded) arena_note_recommitted(head->u.run.nblocks * BLOCK_BYTES);
+  head->u.run.discarded = 0;
+}
+
+/* Make [head, head+n) a free run and file it; n never crosses a chunk.
+   freed_at and discarded: see heap_discard_idle_runs. */
+static void run_insert(struct block *head, size_t n, uint32_t freed_at, bool discarded) {
   head->state = BLOCK_FREE;
   head->u.run.nblocks = n;
+  head->u.run.freed_at = freed_at;
+  head->u.run.discarded = discarded;
   struct block *last = head + n - 1;
   last->state = BLOCK_FREE;
   last->head = head;
@@ -126,7 +168,7 @@ static void free_within_chunk(struct block *first, size_t n) {
   if (idx > 0 && first[-1].state == BLOCK_FREE) {
     struct block *prev_head = first[-1].head;
     size_t pn = prev_head->u.run.nblocks;
-    run_unlink(prev_head);
+    run_unlink_whole(prev_head);
     first[-1].state = BLOCK_UNUSED;
     first[-1].head = NULL;
     first = prev_head;
@@ -136,7 +178,7 @@ static void free_within_chunk(struct block *first, size_t n) {
   if (idx + n < BLOCKS_PER_CHUNK && first[n].state == BLOCK_FREE) {
     struct block *next_head = &first[n];
     size_t nn = next_head->u.run.nblocks;
-    run_unlink(next_head);
+    run_unlink_whole(next_head);
     next_head->state = BLOCK_UNUSED;
     next_head->u.run.nblocks = 0;
     n += nn;
@@ -147,7 +189,7 @@ static void free_within_chunk(struct block *first, size_t n) {
     arena_free_chunks(chunk, 1);
     return;
   }
-  run_insert(first, n);
+  run_insert(first, n, (uint32_t)GC_gc_no, false);
 }
 
 void heap_set_large_tails(struct block *h, size_t nblocks) {
@@ -195,17 +237,22 @@ void heap_free_blocks(struct block *first, size_t nblocks) {
   }
 }
 
-/* A run of n blocks from the free runs of one space, or NULL. */
-static struct block *take_free_run(enum heap_space space, size_t n) {
+/* A run of n blocks from the free runs of one space, or NULL; *zeroed if
+   its pages were given back (they read zero when touched again). */
+static struct block *take_free_run(enum heap_space space, size_t n, bool *zeroed) {
   for (unsigned k = bucket_of(n); k <= RUN_BUCKETS; k++) {
     for (struct block *h = run_buckets[space][k]; h; h = h->next) {
       size_t have = h->u.run.nblocks;
       if (have < n) continue;
       run_unlink(h);
+      bool discarded = h->u.run.discarded;
+      if (discarded) arena_note_recommitted(n * BLOCK_BYTES);
+      *zeroed = discarded;
       struct block *last = h + have - 1;
       last->state = BLOCK_UNUSED;
       last->head = NULL;
-      if (have > n) run_insert(h + n, have - n);
+      if (have > n) run_insert(h + n, have - n, h->u.run.freed_at, discarded);
+      h->u.run.discarded = 0;
       h->state = BLOCK_UNUSED;
       h->u.run.nblocks = 0;
       h->next = NULL;
@@ -221,20 +268,19 @@ static struct block *take_free_run(enum heap_space space, size_t n) {
    in that order (see the top of the file). */
 static struct block *alloc_run(size_t n, bool *zeroed) {
   enum heap_space own = n >= LARGE_SPACE_MIN_BLOCKS ? SPACE_LARGE : SPACE_SMALL;
-  *zeroed = false;
-  struct block *h = take_free_run(own, n);
+  struct block *h = take_free_run(own, n, zeroed);
   if (h) return h;
   bool fresh;
   char *chunk = arena_alloc_committed_chunks(1, &fresh);
   if (!chunk) {
-    h = take_free_run(own == SPACE_SMALL ? SPACE_LARGE : SPACE_SMALL, n);
+    h = take_free_run(own == SPACE_SMALL ? SPACE_LARGE : SPACE_SMALL, n, zeroed);
     if (h) return h;
     chunk = arena_alloc_chunks(1, &fresh);
     if (!chunk) return NULL;
   }
   set_chunk_space((uintptr_t)chunk, own);
   h = pt_block_of((uintptr_t)chunk);
-  if (n < BLOCKS_PER_CHUNK) run_insert(h + n, BLOCKS_PER_CHUNK - n);
+  if (n < BLOCKS_PER_CHUNK) run_insert(h + n, BLOCKS_PER_CHUNK - n, (uint32_t)GC_gc_no, false);
   *zeroed = fresh;
   return h;
 }
@@ -249,7 +295,7 @@ struct block *heap_alloc_blocks(size_t nblocks, bool *zeroed) {
   if (spare) {
     char *tail = start + nblocks * BLOCK_BYTES;
     set_chunk_space((uintptr_t)tail & ~(uintptr_t)(CHUNK_BYTES - 1), SPACE_LARGE);
-    run_insert(pt_block_of((uintptr_t)tail), spare);
+    run_insert(pt_block_of((uintptr_t)tail), spare, (uint32_t)GC_gc_no, false);
   }
   *zeroed = fresh;
   return pt_block_of((uintptr_t)start);

@@ -176,6 +176,8 @@ struct block {
     struct {                                /* FREE: first block of a run */
       size_t nblocks;
       struct block *prev;                   /* in a free-run bucket */
+      uint32_t freed_at;                    /* gc_no when it last grew */
+      uint32_t discarded;                   /* its pages were given back whole */
     } run;
   } u;
   struct block *head;  /* LARGE_TAIL: the head; FREE, last block of a run: run head;
@@ -429,7 +431,11 @@ BIBOP_INTERNAL size_t arena_decommit_surplus(size_t keep_chunks);
 BIBOP_INTERNAL bool arena_expand(size_t nchunks);
 /* Keep committed memory within bytes (rounded up to chunks); 0: no limit. */
 BIBOP_INTERNAL void arena_set_heap_limit(size_t bytes);
-BIBOP_INTERNAL size_t arena_committed_bytes(void);   /* the heap: GC_get_heap_size */
+BIBOP_INTERNAL size_t arena_committed_bytes(void);
+/* heap.c gave back (or touches again) the pages of a free run inside a
+   committed chunk: they move to the unmapped count (or back). */
+BIBOP_INTERNAL void arena_note_discarded(size_t bytes);
+BIBOP_INTERNAL void arena_note_recommitted(size_t bytes);   /* the heap: GC_get_heap_size */
 BIBOP_INTERNAL size_t arena_unmapped_bytes(void);    /* decommitted after use */
 BIBOP_INTERNAL size_t arena_reserved_bytes(void);    /* address space of all regions */
 BIBOP_INTERNAL bool arena_contains(uintptr_t w);  /* inside a region of ours */
@@ -473,6 +479,7 @@ BIBOP_INTERNAL struct block *heap_new_small_block(int kind, unsigned granules);
 BIBOP_INTERNAL void heap_release_small_block(struct block *b);
 BIBOP_INTERNAL size_t heap_blocks_in_use(void);
 BIBOP_INTERNAL size_t heap_free_bytes(void);   /* committed, in no block in use */
+BIBOP_INTERNAL void heap_discard_idle_runs(unsigned long gc_no, unsigned long age);
 
 /* Object start of interior address w in small block b, or NULL (tail waste). */
 static inline char *small_object_start(const struct block *b, uintptr_t w, unsigned *index) {

@@ -56,6 +56,7 @@ static void mode_defaults(void)
     CHECK_EQ(GC_get_gc_no(), 1);
     CHECK_EQ(GC_get_free_space_divisor(), 3);
     CHECK_EQ(GC_is_disabled(), 0);
+    CHECK_EQ(GC_get_min_bytes_allocd(), 1);   /* bdwgc 8.2's default */
     CHECKF(GC_get_heap_size() < ((size_t)8 << 20), "initial heap %zu",
            GC_get_heap_size());
     printf("defaults: gc_no %lu, divisor %lu, initial heap %zu bytes\n",
