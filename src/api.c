@@ -47,8 +47,17 @@ GC_API void GC_gcollect_and_unmap(void) {
   gc_unlock_to_waiter();
 }
 
+/* gc.h: "a small amount of garbage collection work", 0 when no collection
+   is in progress. bibop's collections are not incremental: as bdwgc does
+   when incremental mode is off, a whole collection runs only if one is due
+   (enough allocated since the last; in generational mode it is a minor
+   one), and 0 is returned. */
 GC_API int GC_collect_a_little(void) {
-  GC_gcollect();
+  gc_ensure_init();
+  LOCK();
+  bool collected = gc_collect_if_due();
+  UNLOCK();
+  if (collected) finalize_run_pending();
   return 0;
 }
 

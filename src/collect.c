@@ -315,11 +315,26 @@ static bool expand_budget(size_t nblocks) {
   return true;
 }
 
+/* What the program allocated since the last collection, as pacing counts it. */
+static size_t allocated_since_gc(void) {
+  return size_add_saturated(size_add_saturated(gc.bytes_since_gc, finalized_credit),
+                            atomic_load_explicit(&external_since_gc, memory_order_relaxed));
+}
+
+/* GC_collect_a_little: bdwgc collects there only when a collection is due
+   by the pacing rule (enough allocated since the last one); a client that
+   calls it often (Guile does) must not get a full collection each time. */
+bool gc_collect_if_due(void) {
+  if (GC_dont_gc || gc.collecting || gc.no_automatic_collection) return false;
+  if (allocated_since_gc() < gc.min_bytes_allocd) return false;
+  gc_collect_locked("allocation");
+  return true;
+}
+
 bool gc_make_room(size_t nblocks) {
   if (fits(nblocks)) return true;
   bool may_collect = !GC_dont_gc && !gc.collecting && !gc.no_automatic_collection;
-  size_t since = size_add_saturated(size_add_saturated(gc.bytes_since_gc, finalized_credit),
-                                    atomic_load_explicit(&external_since_gc, memory_order_relaxed));
+  size_t since = allocated_since_gc();
   if (may_collect && (since >= gc.min_bytes_allocd || GC_dont_expand || finalizers_due())) {
     gc_collect_locked("allocation");
     if (fits(nblocks)) return true;

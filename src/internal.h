@@ -753,6 +753,8 @@ BIBOP_INTERNAL void collect_add_hook(enum collect_hook_point point, void (*fn)(v
    Returns true if the caller should retry (a collection ran or the budget
    grew), false if the heap is exhausted. */
 BIBOP_INTERNAL bool gc_make_room(size_t nblocks);
+/* A collection if the pacing rule says one is due (lock held); true if it ran. */
+BIBOP_INTERNAL bool gc_collect_if_due(void);
 /* The blocks gc_make_room made room for were refused by the arena: growth
    of the budget since it read budget_before is taken back. */
 BIBOP_INTERNAL void gc_undo_growth(size_t budget_before);
