@@ -391,8 +391,14 @@ void *alloc_generic(size_t lb, int kind) {
     }
   }
   size_t g = alloc_granules(lb);
-  if (g) return alloc_small_slow(kind, (unsigned)g, lb);
-  return alloc_large(kind, lb);
+  void *p = g ? alloc_small_slow(kind, (unsigned)g, lb) : alloc_large(kind, lb);
+  /* gc.h: GC_non_gc_bytes, "bytes not considered candidates for
+     collection", follows the uncollectable objects (GC_free takes them
+     off); pacing leaves them out of the bytes allocated since the last
+     collection, as bdwgc does. */
+  if (p && gc.kinds[kind].uncollectable)
+    __atomic_fetch_add(&GC_non_gc_bytes, (GC_word)object_size(p), __ATOMIC_RELAXED);
+  return p;
 }
 
 /* The fast path: a thread-local cursor with a free slot. */
@@ -501,6 +507,8 @@ void alloc_free(void *p) {
       b->u.mark[i / 64] &= ~bit;
       alloc_forget_claim(b, i);
       gc.freed_since_gc += b->obj_bytes;
+      if (b->kind_flags & BLOCK_KIND_UNCOLLECTABLE)
+        __atomic_fetch_sub(&GC_non_gc_bytes, (GC_word)b->obj_bytes, __ATOMIC_RELAXED);
       hooks.object_freed(p);
       if (gc.kinds[b->kind].free_slots_zero) memset(p, 0, b->obj_bytes);
       if (!b->head) {                  /* offer the slot for reuse soon */
@@ -516,6 +524,8 @@ void alloc_free(void *p) {
     else gc.large = b->next;
     if (b->next) b->next->u.large.prev = b->u.large.prev;
     gc.freed_since_gc += b->u.large.bytes;
+    if (gc.kinds[b->kind].uncollectable)
+      __atomic_fetch_sub(&GC_non_gc_bytes, (GC_word)b->u.large.bytes, __ATOMIC_RELAXED);
     hooks.object_freed(p);
     gc.blocks_in_use -= b->u.large.nblocks;
     heap_free_large(b);

@@ -60,6 +60,7 @@ static size_t finalizers_after_last_gc;   /* finalize_registered() right after i
    program that finalizes most of what it allocates then collects sooner. */
 static size_t finalized_credit;
 static bool finalization_progress[2];     /* the last two collections queued some */
+static GC_word non_gc_bytes_at_gc;        /* GC_non_gc_bytes after the last collection */
 
 static void note_finalization(void) {
   finalizers_after_last_gc = finalize_registered();
@@ -239,6 +240,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   gc.last_trigger_external = atomic_exchange_explicit(&external_since_gc, 0, memory_order_relaxed);
   gc.bytes_since_gc = 0;
   gc.freed_since_gc = 0;
+  non_gc_bytes_at_gc = __atomic_load_n(&GC_non_gc_bytes, __ATOMIC_RELAXED);
   update_pacing();
   size_t live = gc.live_ptr_bytes + gc.live_atomic_bytes;
   follow_live_heap();
@@ -317,15 +319,22 @@ static bool expand_budget(size_t nblocks) {
 
 /* What the program allocated since the last collection, as pacing counts
    it: as bdwgc's GC_adj_bytes_allocd, bytes the program freed explicitly
-   (GC_free, GC_realloc's old copy, GC_incr_bytes_freed) do not count, but
-   at least an eighth of the allocation does. (asy, a C++ program whose
+   (GC_free, GC_realloc's old copy, GC_incr_bytes_freed) and uncollectable
+   objects (GC_non_gc_bytes) do not count, but at least an eighth of the
+   allocation does. (asy, a C++ program whose
    containers free their old storage with GC_free, ran 24-31 collections
    against stock's 13.) */
 static size_t allocated_since_gc(void) {
-  size_t allocated = gc.bytes_since_gc;
-  size_t net = allocated > gc.freed_since_gc ? allocated - gc.freed_since_gc : 0;
+  /* Signed: uncollectable objects allocated (+) or freed (-) since the
+     last collection cancel their allocation or their GC_free. */
+  int64_t non_gc = (int64_t)(__atomic_load_n(&GC_non_gc_bytes, __ATOMIC_RELAXED) -
+                             non_gc_bytes_at_gc);
+  int64_t allocated = (int64_t)(gc.bytes_since_gc > INT64_MAX ? INT64_MAX : gc.bytes_since_gc);
+  int64_t freed = (int64_t)(gc.freed_since_gc > INT64_MAX ? INT64_MAX : gc.freed_since_gc);
+  int64_t net = allocated - freed - non_gc;
+  if (net > allocated) net = allocated;
   if (net < allocated / 8) net = allocated / 8;
-  return size_add_saturated(size_add_saturated(net, finalized_credit),
+  return size_add_saturated(size_add_saturated((size_t)net, finalized_credit),
                             atomic_load_explicit(&external_since_gc, memory_order_relaxed));
 }
 

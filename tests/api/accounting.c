@@ -10,7 +10,8 @@
  * checked after initialisation, growth to 40 MiB live, a collection,
  * 1 GB of garbage over 10 MiB live, dropping everything and returning
  * memory (GC_gcollect_and_unmap: the heap size shrinks, where the
- * collector unmaps at all), and regrowth.
+ * collector unmaps at all), and regrowth. GC_non_gc_bytes follows the
+ * uncollectable objects allocated and freed.
  * A program bounding its own heap (heap size + unmapped) must see what it
  * really holds: under 256 MiB for 10 MiB live. Against stock libgc1 too
  * (whose GC_get_memory_use, "bytes in all allocated blocks", answers twice
@@ -78,10 +79,42 @@ static NOINLINE void churn(size_t bytes)
 
 static struct node *volatile g_live;
 
+/* GC_non_gc_bytes ("bytes not considered candidates for collection",
+   updated by GC_malloc_uncollectable and GC_free) follows the uncollectable
+   objects, plain and debugging ones alike. */
+static NOINLINE void check_non_gc_bytes(void)
+{
+    enum { N = 1000, SIZE = 200 };
+    static void *objs[N];
+    GC_word before = GC_get_non_gc_bytes();
+    for (int i = 0; i < N; i++) {
+        objs[i] = i % 3 == 0 ? GC_MALLOC_ATOMIC_UNCOLLECTABLE(SIZE)
+                : i % 3 == 1 ? GC_MALLOC_UNCOLLECTABLE(SIZE)
+                             : GC_debug_malloc_uncollectable(SIZE, __FILE__, __LINE__);
+        CHECK(objs[i] != NULL);
+    }
+    GC_word grown = GC_get_non_gc_bytes() - before;
+    CHECKF(grown >= (GC_word)N * (SIZE - 1) && grown <= (GC_word)N * 4 * SIZE,
+           "GC_non_gc_bytes grew by %lu for %d uncollectable objects of %d bytes",
+           (unsigned long)grown, N, SIZE);
+    GC_gcollect();
+    CHECK_EQ(GC_get_non_gc_bytes() - before, grown);   /* collections change nothing */
+    for (int i = 0; i < N; i++) {
+        if (i % 3 == 2) GC_debug_free(objs[i]);
+        else GC_FREE(objs[i]);
+    }
+    /* Back where it was, give or take the rounding of each object (stock
+       adds the requested size of a debugging object and takes off more). */
+    long off = (long)(GC_get_non_gc_bytes() - before);
+    CHECKF(off >= -64L * N && off <= 64L * N, "GC_non_gc_bytes %ld bytes off after freeing "
+           "them all (it grew by %lu)", off, (unsigned long)grown);
+}
+
 int main(void)
 {
     GC_INIT();
     check_invariants("after init");
+    check_non_gc_bytes();
 
     g_live = build(40 * MiB / sizeof(struct node));
     check_invariants("40 MiB live");
