@@ -7,10 +7,10 @@
  * Objects that survive two collections are old: their mark bits stay set.
  * A minor collection clears only the bits of young slots (alloc.c; young
  * large objects are still unmarked), then marks from the roots and from
- * every old object on a page written in the last two cycles; marking
- * stops at marked (old) objects. Sweeping is
- * unchanged: unmarked slots are free. A major collection is today's full
- * collection.
+ * the old objects of pages written in the last two cycles that hold a word
+ * into an unmarked object (mark_rescan_filtered); marking stops at marked
+ * (old) objects. Sweeping is unchanged: unmarked slots are free. A major
+ * collection is today's full collection.
  *
  * Invariants:
  *  1. From the first collection in generational mode on, every heap region
@@ -26,7 +26,13 @@
  *     young for two cycles (age 0, then age 1 after one survival; alloc.c),
  *     so a young object reachable from an old one was stored there after
  *     the collection before the last began: a minor collection rescans the
- *     blocks written in the last two cycles.
+ *     old objects of blocks written in this cycle, and of blocks written
+ *     only in the cycle before those the last collection remembered: the
+ *     ones it found holding a word into a young object, and its objects of
+ *     age 1 (old now). An object of age 1 now was of age 0 then, so a
+ *     pointer to it in an old object was stored in the cycle before, into
+ *     an object that was old (then found) or of age 1 (then remembered).
+ *     After a major collection, which remembers nothing, all of them.
  *  4. A major collection runs when asked for (GC_gcollect, the heap limit,
  *     external memory: anything but allocation pacing), after GC_full_freq
  *     minor ones, when the blocks in use have grown by more than
@@ -41,6 +47,9 @@
 /* One region's blocks written in this cycle, reused across collections. */
 static uint64_t dirty_map[BLOCKS_PER_REGION / 64];
 static unsigned long minors_since_major;
+/* The last collection was a minor one, which remembered in the blocks it
+   saw written the objects to scan again in the next (rescan_small). */
+static bool remembered_valid;
 /* Blocks in use after the last major collection, and after the last
    collection: old garbage accumulates between majors, and the old
    generation may grow by 1/GC_free_space_divisor of itself (plus the
@@ -58,7 +67,8 @@ static bool track_new_regions(void) {
     if (ri->dirty_tracked) continue;
     any = true;
     if (!ri->dirty_before) ri->dirty_before = meta_alloc(sizeof dirty_map);
-    ri->dirty_tracked = ri->dirty_before && dirty_register(ri->base, REGION_BYTES) &&
+    if (!ri->remembered) ri->remembered = meta_alloc(BLOCKS_PER_REGION * sizeof *ri->remembered);
+    ri->dirty_tracked = ri->dirty_before && ri->remembered && dirty_register(ri->base, REGION_BYTES) &&
                         dirty_protect(ri->base, REGION_BYTES);
     if (!ri->dirty_tracked) {
       gc_warn("bibop: writes to a heap region (%p) cannot be tracked: generational mode off\n",
@@ -94,34 +104,93 @@ bool gen_begin(const char *reason) {
          !old_grew;
 }
 
+/* Which old objects of a written small block to scan again. Written in
+   this cycle: all of them (any may have been written). Written only in the
+   cycle before: those remembered then (invariant 3) -- all of them when
+   the last collection did not remember (a major one). */
+static void rescan_small(struct region_info *ri, size_t i, struct block *b, bool written_now) {
+  uint64_t candidates[MARK_WORDS], found[MARK_WORDS], age1[MARK_WORDS];
+  for (unsigned w = 0; w < MARK_WORDS; w++)
+    candidates[w] = b->u.mark[w] & (written_now || !remembered_valid ? ~(uint64_t)0 : ri->remembered[i][w]);
+  if (!mark_rescan_filtered(b, candidates, found)) {
+    mark_rescan_old(b);
+    return;
+  }
+  if (!written_now) return;
+  /* For the next collection: the objects found holding young pointers,
+     and those of age 1 (if they survive they are old then, and may have
+     been given pointers to objects of age 0 in this cycle). */
+  if (!alloc_age1_mask(b, age1)) memset(age1, 0, sizeof age1);
+  for (unsigned w = 0; w < MARK_WORDS; w++) ri->remembered[i][w] = found[w] | age1[w];
+}
+
+/* A written block, soon rescanned: its descriptor, its records, the first
+   of its objects the rescan reads. Each block costs several cache misses
+   one after the other (descriptor, then objects; young and remembered
+   records), and the blocks the allocator refilled hold one or two old
+   objects each: prefetched a few blocks ahead, the misses overlap. */
+#define RESCAN_AHEAD 8
+#define RESCAN_AHEAD_OBJECTS 4
+static void prefetch_records(struct region_info *ri, size_t i) {
+  struct block *b = pt_block_of((uintptr_t)ri->base + (i << BLOCK_SHIFT));
+  if (!b) return;
+  __builtin_prefetch(b);
+  __builtin_prefetch(ri->remembered[i]);
+  alloc_young_prefetch(b);
+}
+
+static void prefetch_objects(struct region_info *ri, size_t i) {
+  struct block *b = pt_block_of((uintptr_t)ri->base + (i << BLOCK_SHIFT));
+  if (!b || b->state != BLOCK_SMALL) return;
+  char *base = ri->base + (i << BLOCK_SHIFT);
+  unsigned left = RESCAN_AHEAD_OBJECTS;
+  for (unsigned w = 0; w < MARK_WORDS && left; w++)
+    for (uint64_t bits = b->u.mark[w]; bits && left; bits &= bits - 1, left--)
+      __builtin_prefetch(base + (size_t)(w * 64 + (unsigned)__builtin_ctzll(bits)) * b->obj_bytes);
+}
+
+/* The blocks of one region to rescan, in address order; the top bit says
+   written in this cycle. */
+#define WRITTEN_NOW ((uint32_t)1 << 31)
+static uint32_t rescan_list[BLOCKS_PER_REGION];
+
 /* Collect one region's written blocks (protecting them again), keep them
    for the next collection, and, in a minor collection, rescan the old
-   objects of the blocks written in this cycle or the one before (objects
-   of age 1 may be referenced from a page written before the last
-   collection: invariant 3). A large object spanning several such blocks is
-   pushed once (blocks come in address order, its blocks are consecutive).
-   Returns the blocks written in this cycle. */
+   objects of the blocks written in this cycle or the one before
+   (rescan_small; large objects whole). A large object spanning several
+   such blocks is pushed once (blocks come in address order, its blocks are
+   consecutive). Nothing is drained here: the filter of rescan_small needs
+   every young object still unmarked. Returns the blocks written in this
+   cycle. */
 static size_t collect_region(struct region_info *ri, bool minor) {
   size_t written = dirty_collect(ri->base, REGION_BYTES, BLOCK_SHIFT, dirty_map);
-  struct block *last_large = NULL;
+  size_t n = 0;
   for (size_t w = 0; w < BLOCKS_PER_REGION / 64; w++) {
     uint64_t now = dirty_map[w], bits = now | ri->dirty_before[w];
     ri->dirty_before[w] = now;
     if (!minor) continue;
-    while (bits) {
+    for (; bits; bits &= bits - 1) {
       size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
-      bits &= bits - 1;
-      struct block *b = pt_block_of((uintptr_t)ri->base + (i << BLOCK_SHIFT));
-      if (!b) continue;
-      if (b->state == BLOCK_LARGE_TAIL) b = b->head;
-      if (b->state == BLOCK_LARGE) {
-        if (b == last_large) continue;
-        last_large = b;
-      } else if (b->state != BLOCK_SMALL) {
-        continue;
-      }
-      mark_rescan_old(b);
+      rescan_list[n++] = (uint32_t)i | ((now >> (i & 63)) & 1 ? WRITTEN_NOW : 0);
     }
+  }
+  struct block *last_large = NULL;
+  for (size_t k = 0; k < n + RESCAN_AHEAD; k++) {
+    if (k < n) prefetch_records(ri, rescan_list[k] & ~WRITTEN_NOW);
+    if (k >= RESCAN_AHEAD / 2 && k - RESCAN_AHEAD / 2 < n)
+      prefetch_objects(ri, rescan_list[k - RESCAN_AHEAD / 2] & ~WRITTEN_NOW);
+    if (k < RESCAN_AHEAD) continue;
+    size_t i = rescan_list[k - RESCAN_AHEAD] & ~WRITTEN_NOW;
+    struct block *b = pt_block_of((uintptr_t)ri->base + (i << BLOCK_SHIFT));
+    if (!b) continue;
+    if (b->state == BLOCK_SMALL) {
+      rescan_small(ri, i, b, rescan_list[k - RESCAN_AHEAD] & WRITTEN_NOW);
+      continue;
+    }
+    if (b->state == BLOCK_LARGE_TAIL) b = b->head;
+    if (b->state != BLOCK_LARGE || b == last_large) continue;
+    last_large = b;
+    mark_rescan_old(b);
   }
   return written;
 }
@@ -134,9 +203,10 @@ void gen_mark_written(bool minor) {
     if (ri->dirty_tracked) written += collect_region(ri, minor);
   }
   if (minor) {
-    mark_drain();   /* mark_rescan_old drains in batches */
+    mark_drain();
     gc.last_dirty_blocks = written;
   }
+  remembered_valid = minor;
 }
 
 void gen_end(bool minor, uint64_t pause_ns) {

@@ -207,6 +207,9 @@ struct region_info {
                                           age 0 and 1 (alloc.c) */
   uint64_t *dirty_before;              /* generational mode: the blocks written in
                                           the cycle before the last (generations.c) */
+  uint64_t (*remembered)[MARK_WORDS];  /* generational mode: per block, the objects to
+                                          scan again while it is in dirty_before
+                                          (generations.c) */
   bool dirty_tracked;                  /* generational mode: writes to the region are
                                           tracked (generations.c) */
   uint8_t chunk_space[CHUNKS_PER_REGION];   /* heap.c: the space (small blocks or
@@ -793,6 +796,9 @@ BIBOP_INTERNAL void alloc_forget_block(struct block *b);
 BIBOP_INTERNAL size_t alloc_young_count(void);
 BIBOP_INTERNAL struct block *alloc_young_block(size_t i);
 BIBOP_INTERNAL bool alloc_young_mask(const struct block *b, uint64_t young[MARK_WORDS]);
+/* The slots of age 1 only: old after this collection if they survive. */
+BIBOP_INTERNAL bool alloc_age1_mask(const struct block *b, uint64_t age1[MARK_WORDS]);
+BIBOP_INTERNAL void alloc_young_prefetch(const struct block *b);   /* its record, soon read */
 BIBOP_INTERNAL bool alloc_young_lost(void);
 
 /* ---- debugging allocator and leak detection (debug.c) ------------------------- */
@@ -842,9 +848,17 @@ BIBOP_INTERNAL void mark_clear_all(void);          /* start of a collection */
 /* Start of a minor collection: only young slots lose their marks. */
 BIBOP_INTERNAL void mark_clear_young(void);
 /* Scan an old object (marked before this collection) again: every marked
-   object of a small block, or one large object. Pushed; drained in
-   batches, and by the caller's mark_drain at the end. */
+   object of a small block, or one large object. Pushed, not drained (the
+   caller's mark_drain). */
 BIBOP_INTERNAL void mark_rescan_old(struct block *b);
+/* Of the old objects `candidates` of small block b, push those holding a
+   word that may lead to an unmarked object (young, or a free slot) and
+   report them in found: the others can mark nothing. Only before anything
+   is marked in the collection (unmarked must mean young). false, nothing
+   pushed: b's kind is not scanned whole (mark procedure, bitmap), so its
+   words cannot be judged here. */
+BIBOP_INTERNAL bool mark_rescan_filtered(struct block *b, const uint64_t candidates[MARK_WORDS],
+                                         uint64_t found[MARK_WORDS]);
 BIBOP_INTERNAL void mark_zero_dead_slots(void);    /* after marking: see free_slots_zero */
 BIBOP_INTERNAL void mark_range(const void *lo, const void *hi); /* roots, drained */
 BIBOP_INTERNAL void mark_range_stack(const void *lo, const void *hi);
