@@ -189,7 +189,7 @@ static bool refill(struct cursor *c, int kind, unsigned granules) {
     for (unsigned w = 0; w < MARK_WORDS; w++)
       if (claim_window(c, b, w)) return true;
   }
-  while (cls->sweep) {
+  while (cls->sweep && cls->sweep != cls->full) {
     struct block *b = cls->sweep;
     cls->sweep = b->next;
     for (unsigned w = 0; w < MARK_WORDS; w++)

@@ -91,15 +91,27 @@ static void notify(GC_EventType e) {
 }
 
 /* Sweep setup: empty blocks and unmarked large objects go back at once;
-   each size class's list becomes its lazy-sweep list. */
-static void sweep_setup(size_t *live_ptr, size_t *live_atomic) {
-  size_t ptr = 0, atomic = 0;
+   each size class's list becomes its lazy-sweep list, blocks with free
+   slots first, then those left full (from cls->full on, where the sweep
+   stops: a full block's slots freed by GC_free come back through the
+   freed lists). A minor collection visits only the blocks before
+   cls->full: old objects never die in one, so a full block stays full (a
+   slot GC_free'd and taken again, whose object died young, waits for the
+   next major collection), and its bytes were counted when it was left
+   full (full_bytes); on a large old heap most blocks are full, and
+   visiting them was most of a minor collection's sweep setup. */
+static size_t full_bytes[2];   /* in blocks behind cls->full: pointerful, pointer-free */
+
+static void sweep_setup(bool minor, size_t *live_ptr, size_t *live_atomic) {
+  if (!minor) full_bytes[0] = full_bytes[1] = 0;
+  size_t live[2] = { 0, 0 };
   for (unsigned k = 0; k < gc.n_kinds; k++) {
     const struct kind *kind = &gc.kinds[k];
     for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) {
       struct size_class_list *cls = &gc.classes[k][g];
-      struct block **link = &cls->blocks;
-      while (*link) {
+      struct block *stop = minor ? cls->full : NULL;
+      struct block **link = &cls->blocks, *left_full = NULL, **full_link = &left_full;
+      while (*link != stop) {
         struct block *b = *link;
         /* Counted here rather than while marking: a per-block counter
            needs an atomic add per marked object when markers run in
@@ -112,12 +124,23 @@ static void sweep_setup(size_t *live_ptr, size_t *live_atomic) {
           heap_release_small_block(b);
           continue;
         }
-        *(kind->pointer_free ? &atomic : &ptr) += in_use * b->obj_bytes;
+        if (in_use == b->nobjs) {   /* moves behind cls->full, in order */
+          full_bytes[kind->pointer_free] += in_use * b->obj_bytes;
+          *link = b->next;
+          *full_link = b;
+          full_link = &b->next;
+          continue;
+        }
+        live[kind->pointer_free] += in_use * b->obj_bytes;
         link = &b->next;
       }
+      *full_link = stop;
+      *link = left_full ? left_full : stop;
+      cls->full = *link;
       cls->sweep = cls->blocks;
     }
   }
+  size_t ptr = live[0] + full_bytes[0], atomic = live[1] + full_bytes[1];
   struct block *h = gc.large;
   while (h) {
     struct block *next = h->next;
@@ -217,7 +240,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   notify(GC_EVENT_RECLAIM_START);
   run_hooks(HOOK_WORLD_RESTARTED);   /* disclaim procedures: lock held, world running */
   mark_zero_dead_slots();
-  sweep_setup(&gc.live_ptr_bytes, &gc.live_atomic_bytes);
+  sweep_setup(minor, &gc.live_ptr_bytes, &gc.live_atomic_bytes);
   boxroot_release_empty_pools();
   notify(GC_EVENT_RECLAIM_END);
 

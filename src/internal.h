@@ -440,7 +440,11 @@ BIBOP_INTERNAL bool arena_contains(uintptr_t w);  /* inside a region of ours */
 /* ---- heap: blocks and size classes (heap.c) -------------------------------- */
 
 struct size_class_list {
-  struct block *blocks;    /* every SMALL block of this kind and size */
+  struct block *blocks;    /* every SMALL block of this kind and size: those
+                              with free slots at the last collection (and
+                              new ones) first, then those it left full */
+  struct block *full;      /* the first of those left full (NULL: none); the
+                              lazy sweep stops there (collect.c, sweep_setup) */
   struct block *sweep;     /* next block to examine for free slots */
   struct block *freed;     /* blocks with GC_free'd slots, linked by head */
 };
