@@ -103,6 +103,11 @@ size_t alloc_young_count(void) { return young_blocks.count; }
 struct block *alloc_young_block(size_t i) { return META_VEC_AT(&young_blocks, struct block *, i); }
 bool alloc_young_lost(void) { return young_lost; }
 
+bool alloc_has_young(const struct block *b) {
+  uint64_t (*ages)[MARK_WORDS] = young_ages(b, false);
+  return ages && any_young(ages);
+}
+
 bool alloc_age1_mask(const struct block *b, uint64_t age1[MARK_WORDS]) {
   uint64_t (*ages)[MARK_WORDS] = young_ages(b, false);
   if (!ages) return false;

@@ -92,14 +92,16 @@ static void notify(GC_EventType e) {
 
 /* Sweep setup: empty blocks and unmarked large objects go back at once;
    each size class's list becomes its lazy-sweep list, blocks with free
-   slots first, then those left full (from cls->full on, where the sweep
-   stops: a full block's slots freed by GC_free come back through the
-   freed lists). A minor collection visits only the blocks before
-   cls->full: old objects never die in one, so a full block stays full (a
-   slot GC_free'd and taken again, whose object died young, waits for the
-   next major collection), and its bytes were counted when it was left
-   full (full_bytes); on a large old heap most blocks are full, and
-   visiting them was most of a minor collection's sweep setup. */
+   slots first, then those left full of old objects (from cls->full on,
+   where the sweep stops: a full block's slots freed by GC_free come back
+   through the freed lists). A minor collection visits only the blocks
+   before cls->full: old objects never die in one, so such a block stays
+   full (a slot GC_free'd and taken again, whose object died young, waits
+   for the next major collection), and its bytes were counted when it was
+   left full (full_bytes); on a large old heap most blocks are full, and
+   visiting them was most of a minor collection's sweep setup. A full
+   block with young objects (alloc_has_young) stays before cls->full:
+   they may die in the next minor collection. */
 static size_t full_bytes[2];   /* in blocks behind cls->full: pointerful, pointer-free */
 
 static void sweep_setup(bool minor, size_t *live_ptr, size_t *live_atomic) {
@@ -124,7 +126,7 @@ static void sweep_setup(bool minor, size_t *live_ptr, size_t *live_atomic) {
           heap_release_small_block(b);
           continue;
         }
-        if (in_use == b->nobjs) {   /* moves behind cls->full, in order */
+        if (in_use == b->nobjs && !alloc_has_young(b)) {   /* behind cls->full, in order */
           full_bytes[kind->pointer_free] += in_use * b->obj_bytes;
           *link = b->next;
           *full_link = b;

@@ -800,6 +800,7 @@ BIBOP_INTERNAL void alloc_forget_block(struct block *b);
 BIBOP_INTERNAL size_t alloc_young_count(void);
 BIBOP_INTERNAL struct block *alloc_young_block(size_t i);
 BIBOP_INTERNAL bool alloc_young_mask(const struct block *b, uint64_t young[MARK_WORDS]);
+BIBOP_INTERNAL bool alloc_has_young(const struct block *b);   /* on the young list */
 /* The slots of age 1 only: old after this collection if they survive. */
 BIBOP_INTERNAL bool alloc_age1_mask(const struct block *b, uint64_t age1[MARK_WORDS]);
 BIBOP_INTERNAL void alloc_young_prefetch(const struct block *b);   /* its record, soon read */
