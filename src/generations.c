@@ -107,21 +107,32 @@ bool gen_begin(const char *reason) {
 /* Which old objects of a written small block to scan again. Written in
    this cycle: all of them (any may have been written). Written only in the
    cycle before: those remembered then (invariant 3) -- all of them when
-   the last collection did not remember (a major one). */
-static void rescan_small(struct region_info *ri, size_t i, struct block *b, bool written_now) {
-  uint64_t candidates[MARK_WORDS], found[MARK_WORDS], age1[MARK_WORDS];
-  for (unsigned w = 0; w < MARK_WORDS; w++)
+   the last collection did not remember (a major one). Returns true if the
+   block needs no write tracking until the next collection (see
+   collect_region): written now, and sure to hold no old object when this
+   collection ends (none now, none of age 1 to be promoted), or never
+   scanned (pointer-free). */
+static bool rescan_small(struct region_info *ri, size_t i, struct block *b, bool written_now) {
+  uint64_t candidates[MARK_WORDS], found[MARK_WORDS], age1[MARK_WORDS], any = 0;
+  for (unsigned w = 0; w < MARK_WORDS; w++) {
     candidates[w] = b->u.mark[w] & (written_now || !remembered_valid ? ~(uint64_t)0 : ri->remembered[i][w]);
+    any |= b->u.mark[w];
+  }
   if (!mark_rescan_filtered(b, candidates, found)) {
     mark_rescan_old(b);
-    return;
+    return false;
   }
-  if (!written_now) return;
+  if (!written_now) return false;
+  if (gc.kinds[b->kind].pointer_free) return true;
   /* For the next collection: the objects found holding young pointers,
      and those of age 1 (if they survive they are old then, and may have
      been given pointers to objects of age 0 in this cycle). */
   if (!alloc_age1_mask(b, age1)) memset(age1, 0, sizeof age1);
-  for (unsigned w = 0; w < MARK_WORDS; w++) ri->remembered[i][w] = found[w] | age1[w];
+  for (unsigned w = 0; w < MARK_WORDS; w++) {
+    ri->remembered[i][w] = found[w] | age1[w];
+    any |= age1[w];
+  }
+  return any == 0;
 }
 
 /* A written block, soon rescanned: its descriptor, its records, the first
@@ -160,8 +171,17 @@ static uint32_t rescan_list[BLOCKS_PER_REGION];
    (rescan_small; large objects whole). A large object spanning several
    such blocks is pushed once (blocks come in address order, its blocks are
    consecutive). Nothing is drained here: the filter of rescan_small needs
-   every young object still unmarked. Returns the blocks written in this
-   cycle. */
+   every young object still unmarked.
+   Written blocks that will hold no old object when the collection ends
+   (free, young objects only, pointer-free) are unprotected again at once:
+   writes there go to young objects, traced anyway when reachable, or to
+   free slots. An unprotected page reads as written at every collection
+   (invariant 2 holds), whose dirty_collect protects it again, so a block
+   is tracked from the collection that makes one of its objects old. The
+   allocator then fills young and free blocks without a write fault per
+   page per cycle: GCBench took 130,000 faults in generational mode
+   against 8,000 with full collections only, now 19,000.
+   Returns the blocks written in this cycle. */
 static size_t collect_region(struct region_info *ri, bool minor) {
   size_t written = dirty_collect(ri->base, REGION_BYTES, BLOCK_SHIFT, dirty_map);
   size_t n = 0;
@@ -175,23 +195,36 @@ static size_t collect_region(struct region_info *ri, bool minor) {
     }
   }
   struct block *last_large = NULL;
+  size_t run_first = 0, run = 0;   /* blocks to leave unprotected */
   for (size_t k = 0; k < n + RESCAN_AHEAD; k++) {
     if (k < n) prefetch_records(ri, rescan_list[k] & ~WRITTEN_NOW);
     if (k >= RESCAN_AHEAD / 2 && k - RESCAN_AHEAD / 2 < n)
       prefetch_objects(ri, rescan_list[k - RESCAN_AHEAD / 2] & ~WRITTEN_NOW);
     if (k < RESCAN_AHEAD) continue;
     size_t i = rescan_list[k - RESCAN_AHEAD] & ~WRITTEN_NOW;
+    bool written_now = rescan_list[k - RESCAN_AHEAD] & WRITTEN_NOW, untracked = false;
     struct block *b = pt_block_of((uintptr_t)ri->base + (i << BLOCK_SHIFT));
     if (!b) continue;
     if (b->state == BLOCK_SMALL) {
-      rescan_small(ri, i, b, rescan_list[k - RESCAN_AHEAD] & WRITTEN_NOW);
+      untracked = rescan_small(ri, i, b, written_now);
+    } else if (b->state == BLOCK_FREE || b->state == BLOCK_UNUSED) {
+      untracked = written_now;
+    } else {
+      if (b->state == BLOCK_LARGE_TAIL) b = b->head;
+      if (b->state == BLOCK_LARGE && b != last_large) {
+        last_large = b;
+        mark_rescan_old(b);
+      }
+    }
+    if (untracked && run && run_first + run == i) {
+      run++;
       continue;
     }
-    if (b->state == BLOCK_LARGE_TAIL) b = b->head;
-    if (b->state != BLOCK_LARGE || b == last_large) continue;
-    last_large = b;
-    mark_rescan_old(b);
+    if (run) (void)dirty_unprotect(ri->base + (run_first << BLOCK_SHIFT), run << BLOCK_SHIFT);
+    run = untracked;
+    run_first = i;
   }
+  if (run) (void)dirty_unprotect(ri->base + (run_first << BLOCK_SHIFT), run << BLOCK_SHIFT);
   return written;
 }
 

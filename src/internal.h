@@ -396,6 +396,10 @@ BIBOP_INTERNAL bool dirty_register(void *start, size_t bytes);
 BIBOP_INTERNAL void dirty_unregister(void *start, size_t bytes);
 /* Start a cycle: every page of the range counts as clean from now on. */
 BIBOP_INTERNAL bool dirty_protect(void *start, size_t bytes);
+/* Stop tracking writes to a range for now: its populated pages count as
+   written at every dirty_collect until protected again (which
+   dirty_collect does to every page it reports). */
+BIBOP_INTERNAL bool dirty_unprotect(void *start, size_t bytes);
 /* Fill bitmap (one bit per 2^unit_shift bytes from start, unit_shift >= the
    page shift; the caller's array holds them all) with the units holding a
    page written since the last protect or collect of it, and make those
