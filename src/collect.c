@@ -10,7 +10,8 @@
  * allocation cursor's claimed window again (cursors live on); dead objects of
  * kinds with disclaim procedures are disclaimed (disclaim.c); sweep setup: blocks and large
  * objects with no marks go back to the block pool, every size class's list
- * becomes its lazy-sweep list; then pacing for the next cycle.
+ * becomes its lazy-sweep list (full blocks of old objects last, unvisited
+ * by minor collections); then pacing for the next cycle.
  *
  * Pacing (bdwgc's rule): the heap has a budget of blocks. When a new block
  * would exceed it, a collection runs if the bytes allocated since the last
