@@ -165,6 +165,26 @@ static void prefetch_objects(struct region_info *ri, size_t i) {
 #define WRITTEN_NOW ((uint32_t)1 << 31)
 static uint32_t rescan_list[BLOCKS_PER_REGION];
 
+/* Blocks of one region to leave unprotected (collect_region says why),
+   gathered in runs of consecutive blocks: one system call per run. */
+struct unprotect_runs { struct region_info *ri; size_t first, count; };
+
+static void runs_flush(struct unprotect_runs *r) {
+  if (r->count) (void)dirty_unprotect(r->ri->base + (r->first << BLOCK_SHIFT), r->count << BLOCK_SHIFT);
+  r->count = 0;
+}
+
+/* Block i (blocks come in address order) is to be left unprotected or not. */
+static void runs_add(struct unprotect_runs *r, size_t i, bool untracked) {
+  if (untracked && r->count && r->first + r->count == i) {
+    r->count++;
+    return;
+  }
+  runs_flush(r);
+  r->first = i;
+  r->count = untracked;
+}
+
 /* Collect one region's written blocks (protecting them again), keep them
    for the next collection, and, in a minor collection, rescan the old
    objects of the blocks written in this cycle or the one before
@@ -195,7 +215,7 @@ static size_t collect_region(struct region_info *ri, bool minor) {
     }
   }
   struct block *last_large = NULL;
-  size_t run_first = 0, run = 0;   /* blocks to leave unprotected */
+  struct unprotect_runs runs = { ri, 0, 0 };
   for (size_t k = 0; k < n + RESCAN_AHEAD; k++) {
     if (k < n) prefetch_records(ri, rescan_list[k] & ~WRITTEN_NOW);
     if (k >= RESCAN_AHEAD / 2 && k - RESCAN_AHEAD / 2 < n)
@@ -216,15 +236,9 @@ static size_t collect_region(struct region_info *ri, bool minor) {
         mark_rescan_old(b);
       }
     }
-    if (untracked && run && run_first + run == i) {
-      run++;
-      continue;
-    }
-    if (run) (void)dirty_unprotect(ri->base + (run_first << BLOCK_SHIFT), run << BLOCK_SHIFT);
-    run = untracked;
-    run_first = i;
+    runs_add(&runs, i, untracked);
   }
-  if (run) (void)dirty_unprotect(ri->base + (run_first << BLOCK_SHIFT), run << BLOCK_SHIFT);
+  runs_flush(&runs);
   return written;
 }
 
@@ -242,9 +256,38 @@ void gen_mark_written(bool minor) {
   remembered_valid = minor;
 }
 
+/* After a major collection, whose dirty_collect protected every written
+   block but which rescanned none: leave unprotected again the written
+   blocks that now hold no old object (collect_region says why), judged
+   from their marks and young records (the collection is over). */
+static bool holds_old(struct block *b) {
+  if (b->state == BLOCK_FREE || b->state == BLOCK_UNUSED) return false;
+  if (b->state != BLOCK_SMALL) return true;
+  if (gc.kinds[b->kind].pointer_free) return false;
+  uint64_t young[MARK_WORDS], old = 0;
+  if (!alloc_young_mask(b, young)) memset(young, 0, sizeof young);
+  for (unsigned w = 0; w < MARK_WORDS; w++) old |= b->u.mark[w] & ~young[w];
+  return old != 0;
+}
+
+static void unprotect_after_major(struct region_info *ri) {
+  struct unprotect_runs runs = { ri, 0, 0 };
+  for (size_t w = 0; w < BLOCKS_PER_REGION / 64; w++)
+    for (uint64_t bits = ri->dirty_before[w]; bits; bits &= bits - 1) {
+      size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+      struct block *b = pt_block_of((uintptr_t)ri->base + (i << BLOCK_SHIFT));
+      runs_add(&runs, i, b && !holds_old(b));
+    }
+  runs_flush(&runs);
+}
+
 void gen_end(bool minor, uint64_t pause_ns) {
   gc.last_was_minor = minor;
   if (!gc.generational) return;
+  for (size_t i = 0; i < pt_heap_region_count() && !minor; i++) {
+    struct region_info *ri = pt_region_info(pt_heap_region(i));
+    if (ri->dirty_tracked) unprotect_after_major(ri);
+  }
   blocks_after_last = gc.blocks_in_use;
   if (!minor) blocks_after_major = gc.blocks_in_use;
   if (minor) {
