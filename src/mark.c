@@ -813,15 +813,18 @@ static inline bool may_reach_unmarked(struct block *t, uintptr_t w) {
 }
 
 /* The words of a block's candidates that the page table knows, with their
-   descriptors (prefetched while the block's objects are read). */
+   descriptors (prefetched while the block's objects are read). Static:
+   12 KiB would be a lot on the stack of whichever thread collects, and
+   only the collecting thread filters, with the world stopped. */
 struct rescan_word { struct block *t; uintptr_t w; unsigned obj; };
+static struct rescan_word rescan_words[BLOCK_BYTES / sizeof(uintptr_t)];
 
 bool mark_rescan_filtered(struct block *b, const uint64_t candidates[MARK_WORDS],
                           uint64_t found[MARK_WORDS]) {
   for (unsigned w = 0; w < MARK_WORDS; w++) found[w] = 0;
   if (!(b->kind_flags & BLOCK_KIND_LENGTH_DESCR)) return false;
   if (b->kind_flags & BLOCK_KIND_POINTER_FREE) return true;
-  struct rescan_word words[BLOCK_BYTES / sizeof(uintptr_t)];
+  struct rescan_word *words = rescan_words;
   size_t n = 0, per_object = b->obj_bytes / sizeof(uintptr_t);
   char *base = block_addr(b);
   for (unsigned w = 0; w < MARK_WORDS; w++) {
