@@ -103,6 +103,24 @@ size_t alloc_young_count(void) { return young_blocks.count; }
 struct block *alloc_young_block(size_t i) { return META_VEC_AT(&young_blocks, struct block *, i); }
 bool alloc_young_lost(void) { return young_lost; }
 
+bool alloc_has_young(const struct block *b) {
+  uint64_t (*ages)[MARK_WORDS] = young_ages(b, false);
+  return ages && any_young(ages);
+}
+
+bool alloc_age1_mask(const struct block *b, uint64_t age1[MARK_WORDS]) {
+  uint64_t (*ages)[MARK_WORDS] = young_ages(b, false);
+  if (!ages) return false;
+  for (unsigned w = 0; w < MARK_WORDS; w++) age1[w] = ages[AGE1][w];
+  return true;
+}
+
+void alloc_young_prefetch(const struct block *b) {
+  struct block *blocks = block_array_of(b);
+  struct region_info *ri = pt_region_info(blocks);
+  if (ri->young) __builtin_prefetch(ri->young[b - blocks]);
+}
+
 bool alloc_young_mask(const struct block *b, uint64_t young[MARK_WORDS]) {
   uint64_t (*ages)[MARK_WORDS] = young_ages(b, false);
   if (!ages) return false;
@@ -176,7 +194,7 @@ static bool refill(struct cursor *c, int kind, unsigned granules) {
     for (unsigned w = 0; w < MARK_WORDS; w++)
       if (claim_window(c, b, w)) return true;
   }
-  while (cls->sweep) {
+  while (cls->sweep && cls->sweep != cls->full) {
     struct block *b = cls->sweep;
     cls->sweep = b->next;
     for (unsigned w = 0; w < MARK_WORDS; w++)

@@ -10,7 +10,8 @@
  * allocation cursor's claimed window again (cursors live on); dead objects of
  * kinds with disclaim procedures are disclaimed (disclaim.c); sweep setup: blocks and large
  * objects with no marks go back to the block pool, every size class's list
- * becomes its lazy-sweep list; then pacing for the next cycle.
+ * becomes its lazy-sweep list (full blocks of old objects last, unvisited
+ * by minor collections); then pacing for the next cycle.
  *
  * Pacing (bdwgc's rule): the heap has a budget of blocks. When a new block
  * would exceed it, a collection runs if the bytes allocated since the last
@@ -99,15 +100,29 @@ static void notify(GC_EventType e) {
 }
 
 /* Sweep setup: empty blocks and unmarked large objects go back at once;
-   each size class's list becomes its lazy-sweep list. */
-static void sweep_setup(size_t *live_ptr, size_t *live_atomic) {
-  size_t ptr = 0, atomic = 0;
+   each size class's list becomes its lazy-sweep list, blocks with free
+   slots first, then those left full of old objects (from cls->full on,
+   where the sweep stops: a full block's slots freed by GC_free come back
+   through the freed lists). A minor collection visits only the blocks
+   before cls->full: old objects never die in one, so such a block stays
+   full (a slot GC_free'd and taken again, whose object died young, waits
+   for the next major collection), and its bytes were counted when it was
+   left full (full_bytes); on a large old heap most blocks are full, and
+   visiting them was most of a minor collection's sweep setup. A full
+   block with young objects (alloc_has_young) stays before cls->full:
+   they may die in the next minor collection. */
+static size_t full_bytes[2];   /* in blocks behind cls->full: pointerful, pointer-free */
+
+static void sweep_setup(bool minor, size_t *live_ptr, size_t *live_atomic) {
+  if (!minor) full_bytes[0] = full_bytes[1] = 0;
+  size_t live[2] = { 0, 0 };
   for (unsigned k = 0; k < gc.n_kinds; k++) {
     const struct kind *kind = &gc.kinds[k];
     for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) {
       struct size_class_list *cls = &gc.classes[k][g];
-      struct block **link = &cls->blocks;
-      while (*link) {
+      struct block *stop = minor ? cls->full : NULL;
+      struct block **link = &cls->blocks, *left_full = NULL, **full_link = &left_full;
+      while (*link != stop) {
         struct block *b = *link;
         /* Counted here rather than while marking: a per-block counter
            needs an atomic add per marked object when markers run in
@@ -120,12 +135,23 @@ static void sweep_setup(size_t *live_ptr, size_t *live_atomic) {
           heap_release_small_block(b);
           continue;
         }
-        *(kind->pointer_free ? &atomic : &ptr) += in_use * b->obj_bytes;
+        if (in_use == b->nobjs && !alloc_has_young(b)) {   /* behind cls->full, in order */
+          full_bytes[kind->pointer_free] += in_use * b->obj_bytes;
+          *link = b->next;
+          *full_link = b;
+          full_link = &b->next;
+          continue;
+        }
+        live[kind->pointer_free] += in_use * b->obj_bytes;
         link = &b->next;
       }
+      *full_link = stop;
+      *link = left_full ? left_full : stop;
+      cls->full = *link;
       cls->sweep = cls->blocks;
     }
   }
+  size_t ptr = live[0] + full_bytes[0], atomic = live[1] + full_bytes[1];
   struct block *h = gc.large;
   while (h) {
     struct block *next = h->next;
@@ -230,7 +256,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   notify(GC_EVENT_RECLAIM_START);
   run_hooks(HOOK_WORLD_RESTARTED);   /* disclaim procedures: lock held, world running */
   mark_zero_dead_slots();
-  sweep_setup(&gc.live_ptr_bytes, &gc.live_atomic_bytes);
+  sweep_setup(minor, &gc.live_ptr_bytes, &gc.live_atomic_bytes);
   boxroot_release_empty_pools();
   notify(GC_EVENT_RECLAIM_END);
 

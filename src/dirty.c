@@ -10,7 +10,8 @@
  *     range and write-protects them again in the same walk;
  *   "none": nothing is tracked and every page is reported written.
  * Invariant: a page written after dirty_protect (or after the collection
- * that reported it) is reported by the next dirty_collect over it; any
+ * that reported it) is reported by the next dirty_collect over it, and so
+ * is a populated page left unprotected (dirty_unprotect); any
  * failure reports the whole range written (never clean by mistake); a
  * child of fork tracks nothing ("none") and never touches its parent's
  * tracking. What
@@ -217,6 +218,11 @@ void dirty_unregister(void *start, size_t bytes) {
 bool dirty_protect(void *start, size_t bytes) {
   if (dirty_init() == DIRTY_BACKEND_NONE) return true;
   return uffd_writeprotect((uintptr_t)start, bytes, true);
+}
+
+bool dirty_unprotect(void *start, size_t bytes) {
+  if (dirty_init() == DIRTY_BACKEND_NONE) return true;
+  return uffd_writeprotect((uintptr_t)start, bytes, false);
 }
 
 /* Set bits [first, last] of bitmap; returns how many were clear. */

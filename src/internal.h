@@ -209,6 +209,9 @@ struct region_info {
                                           age 0 and 1 (alloc.c) */
   uint64_t *dirty_before;              /* generational mode: the blocks written in
                                           the cycle before the last (generations.c) */
+  uint64_t (*remembered)[MARK_WORDS];  /* generational mode: per block, the objects to
+                                          scan again while it is in dirty_before
+                                          (generations.c) */
   bool dirty_tracked;                  /* generational mode: writes to the region are
                                           tracked (generations.c) */
   uint8_t chunk_space[CHUNKS_PER_REGION];   /* heap.c: the space (small blocks or
@@ -395,6 +398,10 @@ BIBOP_INTERNAL bool dirty_register(void *start, size_t bytes);
 BIBOP_INTERNAL void dirty_unregister(void *start, size_t bytes);
 /* Start a cycle: every page of the range counts as clean from now on. */
 BIBOP_INTERNAL bool dirty_protect(void *start, size_t bytes);
+/* Stop tracking writes to a range for now: its populated pages count as
+   written at every dirty_collect until protected again (which
+   dirty_collect does to every page it reports). */
+BIBOP_INTERNAL bool dirty_unprotect(void *start, size_t bytes);
 /* Fill bitmap (one bit per 2^unit_shift bytes from start, unit_shift >= the
    page shift; the caller's array holds them all) with the units holding a
    page written since the last protect or collect of it, and make those
@@ -443,7 +450,11 @@ BIBOP_INTERNAL bool arena_contains(uintptr_t w);  /* inside a region of ours */
 /* ---- heap: blocks and size classes (heap.c) -------------------------------- */
 
 struct size_class_list {
-  struct block *blocks;    /* every SMALL block of this kind and size */
+  struct block *blocks;    /* every SMALL block of this kind and size: those
+                              with free slots at the last collection (and
+                              new ones) first, then those it left full */
+  struct block *full;      /* the first of those left full (NULL: none); the
+                              lazy sweep stops there (collect.c, sweep_setup) */
   struct block *sweep;     /* next block to examine for free slots */
   struct block *freed;     /* blocks with GC_free'd slots, linked by head */
 };
@@ -802,6 +813,10 @@ BIBOP_INTERNAL void alloc_forget_block(struct block *b);
 BIBOP_INTERNAL size_t alloc_young_count(void);
 BIBOP_INTERNAL struct block *alloc_young_block(size_t i);
 BIBOP_INTERNAL bool alloc_young_mask(const struct block *b, uint64_t young[MARK_WORDS]);
+BIBOP_INTERNAL bool alloc_has_young(const struct block *b);   /* on the young list */
+/* The slots of age 1 only: old after this collection if they survive. */
+BIBOP_INTERNAL bool alloc_age1_mask(const struct block *b, uint64_t age1[MARK_WORDS]);
+BIBOP_INTERNAL void alloc_young_prefetch(const struct block *b);   /* its record, soon read */
 BIBOP_INTERNAL bool alloc_young_lost(void);
 
 /* ---- debugging allocator and leak detection (debug.c) ------------------------- */
@@ -851,9 +866,17 @@ BIBOP_INTERNAL void mark_clear_all(void);          /* start of a collection */
 /* Start of a minor collection: only young slots lose their marks. */
 BIBOP_INTERNAL void mark_clear_young(void);
 /* Scan an old object (marked before this collection) again: every marked
-   object of a small block, or one large object. Pushed; drained in
-   batches, and by the caller's mark_drain at the end. */
+   object of a small block, or one large object. Pushed, not drained (the
+   caller's mark_drain). */
 BIBOP_INTERNAL void mark_rescan_old(struct block *b);
+/* Of the old objects `candidates` of small block b, push those holding a
+   word that may lead to an unmarked object (young, or a free slot) and
+   report them in found: the others can mark nothing. Only before anything
+   is marked in the collection (unmarked must mean young). false, nothing
+   pushed: b's kind is not scanned whole (mark procedure, bitmap), so its
+   words cannot be judged here. */
+BIBOP_INTERNAL bool mark_rescan_filtered(struct block *b, const uint64_t candidates[MARK_WORDS],
+                                         uint64_t found[MARK_WORDS]);
 BIBOP_INTERNAL void mark_zero_dead_slots(void);    /* after marking: see free_slots_zero */
 BIBOP_INTERNAL void mark_range(const void *lo, const void *hi); /* roots, drained */
 BIBOP_INTERNAL void mark_range_stack(const void *lo, const void *hi);

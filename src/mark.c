@@ -788,14 +788,71 @@ static void push_large_object(struct block *h) {
   marker_drain(&main_marker);
 }
 
-/* Pushed, drained in batches: a drain per block costs more than the few
-   old objects of a block the allocator wrote into. */
-#define RESCAN_DRAIN_ENTRIES 4096
 void mark_rescan_old(struct block *b) {
   if (gc.kinds[b->kind].pointer_free) return;
   if (b->state == BLOCK_SMALL) push_block_only(b);
   else if (b->state == BLOCK_LARGE && b->u.large.marked) push_large_only(b);
-  if (main_marker.top - main_marker.base >= RESCAN_DRAIN_ENTRIES) marker_drain(&main_marker);
+}
+
+/* May word w lead the marker to an object it has not marked? A superset:
+   any word into an unmarked slot or large object (young, or free), whatever
+   the displacement rules would say of it. */
+static inline bool may_reach_unmarked(struct block *t, uintptr_t w) {
+  switch (t->state) {
+    case BLOCK_SMALL: {
+      unsigned i = (unsigned)(((w & (BLOCK_BYTES - 1)) * (uint64_t)t->recip) >> 32);
+      return i < t->nobjs && !((t->u.mark[i >> 6] >> (i & 63)) & 1);
+    }
+    case BLOCK_LARGE:
+      return !t->u.large.marked;
+    case BLOCK_LARGE_TAIL:
+      return t->head->state == BLOCK_LARGE && !t->head->u.large.marked;
+    default:
+      return false;
+  }
+}
+
+/* The words of a block's candidates that the page table knows, with their
+   descriptors (prefetched while the block's objects are read). Static:
+   12 KiB would be a lot on the stack of whichever thread collects, and
+   only the collecting thread filters, with the world stopped. */
+struct rescan_word { struct block *t; uintptr_t w; unsigned obj; };
+static struct rescan_word rescan_words[BLOCK_BYTES / sizeof(uintptr_t)];
+
+bool mark_rescan_filtered(struct block *b, const uint64_t candidates[MARK_WORDS],
+                          uint64_t found[MARK_WORDS]) {
+  for (unsigned w = 0; w < MARK_WORDS; w++) found[w] = 0;
+  if (!(b->kind_flags & BLOCK_KIND_LENGTH_DESCR)) return false;
+  if (b->kind_flags & BLOCK_KIND_POINTER_FREE) return true;
+  struct rescan_word *words = rescan_words;
+  size_t n = 0, per_object = b->obj_bytes / sizeof(uintptr_t);
+  char *base = block_addr(b);
+  for (unsigned w = 0; w < MARK_WORDS; w++) {
+    uint64_t bits = candidates[w];
+    while (bits) {
+      unsigned i = w * 64 + (unsigned)__builtin_ctzll(bits);
+      bits &= bits - 1;
+      const uintptr_t *p = (const uintptr_t *)(base + (size_t)i * b->obj_bytes);
+      for (size_t k = 0; k < per_object; k++) {
+        struct block *t = pt_block_of(p[k]);
+        if (!t || pt_is_static_desc(t)) continue;
+        __builtin_prefetch(t);
+        words[n++] = (struct rescan_word){ t, p[k], i };
+      }
+    }
+  }
+  for (size_t k = 0; k < n; k++) {
+    unsigned i = words[k].obj;
+    if (!((found[i >> 6] >> (i & 63)) & 1) && may_reach_unmarked(words[k].t, words[k].w))
+      found[i >> 6] |= (uint64_t)1 << (i & 63);
+  }
+  struct marker *m = &main_marker;
+  for (unsigned w = 0; w < MARK_WORDS; w++)
+    for (uint64_t bits = found[w]; bits; bits &= bits - 1) {
+      unsigned i = w * 64 + (unsigned)__builtin_ctzll(bits);
+      m->top = push(m, m->top, base + (size_t)i * b->obj_bytes, b->obj_bytes);
+    }
+  return true;
 }
 
 /* Push the objects of every pointerful kind that `which` selects. */
