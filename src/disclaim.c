@@ -98,12 +98,14 @@ void disclaim_mark_unconditionally(void) {
     if (!disclaim_kinds[row->b->kind].mark_unconditionally) continue;
     for (unsigned w = 0; w < MARK_WORDS; w++)
       for (uint64_t dead = unmarked(row, w); dead; dead &= dead - 1)
-        mark_from_contents(object_at(row->b, w * 64 + (unsigned)__builtin_ctzll(dead)));
+        mark_push_contents(object_at(row->b, w * 64 + (unsigned)__builtin_ctzll(dead)));
   }
   for (struct block *h = gc.large; h; h = h->next) {
     const struct disclaim_kind *d = disclaim_of(h->kind);
-    if (d && d->mark_unconditionally && !h->u.large.marked) mark_from_contents(block_addr(h));
+    if (d && d->mark_unconditionally && !h->u.large.marked) mark_push_contents(block_addr(h));
   }
+  /* One drain for all: what they reach is the same in any order. */
+  mark_drain();
   mark_recover_overflow();
 }
 

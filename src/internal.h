@@ -865,6 +865,7 @@ BIBOP_INTERNAL void marker_signal_overflow(void);   /* from a mark procedure */
 BIBOP_INTERNAL bool mark_is_marked(const void *obj);
 BIBOP_INTERNAL void mark_set_bit(const void *obj, bool on);
 BIBOP_INTERNAL void mark_from_contents(const void *obj);
+BIBOP_INTERNAL void mark_push_contents(const void *obj);   /* the caller drains */
 BIBOP_INTERNAL void mark_from_contents_except_self(const void *obj);
 
 /* Parallel marking (markers.c). */
