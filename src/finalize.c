@@ -43,10 +43,10 @@
 /* A table's entries lie dense in one array, items[0, count), each beginning
    with its key (never 0), so a walk reads memory in order and meets no
    hole; a removal moves the last entry into the hole. Beside them, an
-   index by key: open addressing with linear probing over 2 * cap slots (at
-   most half full), each slot holding an entry's number + 1 (0: empty) and
-   the upper half of its key's hash, which gives the home slot and filters
-   probes without reading entries. Arrays above 64 KiB are mappings of their
+   index by key: open addressing with linear probing over 4/3 * cap slots
+   (at most three quarters full), each slot holding an entry's number + 1
+   (0: empty) and the upper half of its key's hash, which gives the home
+   slot and filters probes without reading entries. Arrays above 64 KiB are mappings of their
    own (meta.c), so a table that shrinks gives its memory back: ECL's weak
    hash tables register a finalizer and a link per key, by the hundred
    thousand, and then drop them. Under the allocation lock. */
@@ -54,13 +54,15 @@ struct dtab_slot { uint32_t item; uint32_t hash; };
 struct dtab {
   char *items;
   struct dtab_slot *index;
-  size_t item_size, count, cap;   /* cap is 0 or a power of two */
+  size_t item_size, count, cap;   /* cap: 3/4 of the index's slots */
   size_t peak;                    /* the largest count since the last collection */
-  unsigned index_bits;            /* log2(2 * cap) */
+  unsigned index_bits;            /* log2(index slots); 0 with no arrays */
 };
 
-#define DTAB_MIN_CAP 64
-#define DTAB_MAX_CAP ((size_t)1 << 31)   /* entry numbers + 1 fit 32 bits */
+#define DTAB_MIN_BITS 6
+#define DTAB_MAX_BITS 32   /* entry numbers + 1 fit 32 bits */
+
+static inline size_t dtab_cap_of(unsigned bits) { return bits ? ((size_t)3 << bits) / 4 : 0; }
 
 static inline uintptr_t *dtab_entry(const struct dtab *t, size_t i) {
   return (uintptr_t *)(t->items + i * t->item_size);
@@ -90,14 +92,13 @@ static void *dtab_find(const struct dtab *t, uintptr_t key) {
   return d.item ? dtab_entry(t, d.item - 1) : NULL;
 }
 
-/* New arrays for cap entries, the entries kept in order; false (nothing
-   changed) if memory is short. */
-static bool dtab_resize(struct dtab *t, size_t cap) {
+/* New arrays for an index of 2^bits slots (none if bits is 0), the
+   entries kept in order; false (nothing changed) if memory is short. */
+static bool dtab_resize(struct dtab *t, unsigned bits) {
   char *items = NULL;
   struct dtab_slot *index = NULL;
-  unsigned bits = 0;
+  size_t cap = dtab_cap_of(bits);
   if (cap) {
-    while (((size_t)1 << bits) < 2 * cap) bits++;
     items = meta_alloc(cap * t->item_size);
     index = meta_alloc(((size_t)1 << bits) * sizeof *index);   /* zeroed: all empty */
     if (!items || !index) {
@@ -124,7 +125,7 @@ static bool dtab_resize(struct dtab *t, size_t cap) {
    memory is short. Never fails while count < cap. */
 static void *dtab_insert(struct dtab *t, uintptr_t key) {
   if (t->count == t->cap &&
-      (t->cap >= DTAB_MAX_CAP || !dtab_resize(t, t->cap ? 2 * t->cap : DTAB_MIN_CAP)))
+      (t->index_bits >= DTAB_MAX_BITS || !dtab_resize(t, t->cap ? t->index_bits + 1 : DTAB_MIN_BITS)))
     return NULL;
   size_t i = t->count++;
   if (t->count > t->peak) t->peak = t->count;
@@ -171,9 +172,9 @@ static void dtab_remove_at(struct dtab *t, size_t i) {
 static void dtab_fit(struct dtab *t) {
   size_t want = t->count > t->peak ? t->count : t->peak;
   if (want >= t->cap / 4) return;
-  size_t cap = want ? DTAB_MIN_CAP : 0;
-  while (cap && cap < 2 * want) cap *= 2;
-  if (cap < t->cap) (void)dtab_resize(t, cap);   /* short of memory: stay as is */
+  unsigned bits = want ? DTAB_MIN_BITS : 0;
+  while (bits && dtab_cap_of(bits) < 2 * want) bits++;
+  if (bits < t->index_bits) (void)dtab_resize(t, bits);   /* short of memory: stay as is */
 }
 
 /* At the end of a collection's work on t: fit, and start a new peak. */
@@ -215,10 +216,17 @@ static struct dtab finalizers = { .item_size = sizeof(struct fin_entry) };
 static struct dtab short_links = { .item_size = sizeof(struct link_entry) };
 static struct dtab long_links = { .item_size = sizeof(struct link_entry) };
 
-/* Ready to run, in order: items[head, count) (copies of the entries, which
-   left the table). Under the allocation lock. */
+/* Ready to run, in order: items[head, count), what the run needs of the
+   entries, which left the table. Under the allocation lock. */
+struct fin_queued {
+  uintptr_t key;                  /* the object's base: a root until it runs */
+  void *obj;
+  GC_finalization_proc fn;
+  void *cd;
+  size_t external;
+};
 static struct {
-  struct fin_entry *items;
+  struct fin_queued *items;
   size_t head, count, cap;
 } queue;
 #define QUEUE_MIN_CAP 64
@@ -240,7 +248,7 @@ static bool queue_reserve(size_t n) {
   if (need > queue.cap || oversized) {
     size_t cap = QUEUE_MIN_CAP;
     while (cap < 2 * need) cap *= 2;
-    struct fin_entry *items = meta_alloc(cap * sizeof *items);
+    struct fin_queued *items = meta_alloc(cap * sizeof *items);
     if (items) {
       memcpy(items, queue.items + queue.head, waiting * sizeof *items);
       meta_free(queue.items, queue.cap * sizeof *queue.items);
@@ -262,7 +270,7 @@ static bool queue_reserve(size_t n) {
 /* Move finalizer entry s of the table to the queue (room reserved). */
 static void enqueue_slot(size_t s) {
   const struct fin_entry *e = (const struct fin_entry *)dtab_entry(&finalizers, finalizers.index[s].item - 1);
-  queue.items[queue.count++] = *e;
+  queue.items[queue.count++] = (struct fin_queued){ e->key, e->obj, e->fn, e->cd, e->external };
   dtab_remove_slot(&finalizers, s);
 }
 
@@ -333,10 +341,12 @@ GC_API int GC_toggleref_add(void *obj, int is_strong) {
   return result;
 }
 
-/* Root words are marked in batches: mark_word marks an object before its
-   entry can be lost to overflow, so draining is only to keep the stack
-   short. */
-#define ROOT_WORDS_PER_DRAIN 256
+/* Marking in batches: the stack is drained after this many pushes, not
+   after each (a drain costs more than one object's marking), yet stays
+   short: its untouched pages cost no memory. Safe wherever it drains:
+   mark_word marks an object before its entry can be lost to overflow, and
+   mark_push_contents drains first when the stack is full. */
+#define PUSHES_PER_DRAIN 256
 
 void finalize_mark_roots(void) {
   process_togglerefs();
@@ -347,25 +357,25 @@ void finalize_mark_roots(void) {
     if (e->cd == last_cd) continue;
     last_cd = e->cd;
     mark_word((uintptr_t)e->cd);
-    if (++pending == ROOT_WORDS_PER_DRAIN) mark_drain(), pending = 0;
+    if (++pending == PUSHES_PER_DRAIN) mark_drain(), pending = 0;
   }
   for (size_t i = queue.head; i < queue.count; i++) {
     mark_word(queue.items[i].key);
     if (queue.items[i].cd) mark_word((uintptr_t)queue.items[i].cd);
-    if (++pending >= ROOT_WORDS_PER_DRAIN) mark_drain(), pending = 0;
+    if (++pending >= PUSHES_PER_DRAIN) mark_drain(), pending = 0;
   }
   mark_drain();
 }
 
 /* A link inside a heap object that is now garbage must not be written. */
 static bool link_is_dangling(const struct link_entry *l) {
-  void *container = object_base((void *)l->key);
-  return container && !mark_is_marked(container);
+  return object_mark_state((void *)l->key) == 0;
 }
 
+/* obj_base is 0 for an object outside the heap: its link is cleared. */
 static bool clear_if_unreachable(void *entry) {
   struct link_entry *l = entry;
-  if (mark_is_marked((void *)l->obj_base)) return false;
+  if (object_mark_state((void *)l->obj_base) == 1) return false;
   *(void **)l->key = NULL;
   return true;
 }
@@ -383,23 +393,29 @@ static bool long_link_dangling(void *entry) { return link_is_dangling(entry); }
 static struct meta_vec unmarked = { .item_size = sizeof(uintptr_t) };
 
 /* Step 3; collects the unmarked keys, and returns how many of them are of
-   FIN_UNREACHABLE mode. */
+   FIN_UNREACHABLE mode. What is marked is the union of what each object
+   reaches, whatever the order: draining as it goes changes nothing. */
 static size_t mark_from_unreachable_finalizable(void) {
   unmarked.count = 0;
-  size_t unreachable_mode = 0;
+  size_t unreachable_mode = 0, pushed = 0;
   for (size_t i = 0; i < finalizers.count; i++) {
     const struct fin_entry *e = (const struct fin_entry *)dtab_entry(&finalizers, i);
     void *obj = (void *)e->key;
-    if (mark_is_marked(obj)) continue;
+    if (object_mark_state(obj) == 1) continue;
     if (unmarked.count < unmarked.cap) {
       META_VEC_AT(&unmarked, uintptr_t, unmarked.count++) = e->key;
     } else if (!meta_vec_push(&unmarked, &e->key)) {
       mark_word(e->key);   /* no memory to consider it: it lives a cycle more */
       continue;
     }
-    if (e->mode == FIN_NORMAL) mark_push_contents(obj);
-    else if (e->mode == FIN_IGNORE_SELF) mark_from_contents_except_self(obj);
-    else if (e->mode == FIN_UNREACHABLE) unreachable_mode++;
+    if (e->mode == FIN_NORMAL) {
+      mark_push_contents(obj);
+      if (++pushed == PUSHES_PER_DRAIN) mark_drain(), pushed = 0;
+    } else if (e->mode == FIN_IGNORE_SELF) {
+      mark_from_contents_except_self(obj);
+    } else if (e->mode == FIN_UNREACHABLE) {
+      unreachable_mode++;
+    }
   }
   mark_drain();
   mark_recover_overflow();
@@ -410,17 +426,24 @@ static size_t mark_from_unreachable_finalizable(void) {
    queued, all of them decided before any is marked. An entry the queue
    has no room for stays registered and lives a cycle more. */
 static void queue_unmarked(bool unreachable_mode) {
+  size_t first = queue.count;
   for (size_t k = 0; k < unmarked.count; k++) {
     uintptr_t key = META_VEC_AT(&unmarked, uintptr_t, k);
     size_t s = dtab_slot(&finalizers, key);
     if (!finalizers.index[s].item) continue;   /* queued by the other pass */
     const struct fin_entry *e = (const struct fin_entry *)dtab_entry(&finalizers, finalizers.index[s].item - 1);
-    if ((e->mode == FIN_UNREACHABLE) != unreachable_mode || mark_is_marked((void *)key)) continue;
+    if ((e->mode == FIN_UNREACHABLE) != unreachable_mode || object_mark_state((void *)key) == 1) continue;
     if (queue.count < queue.cap) {
       queued_bytes_by_last_collection += object_size((void *)key) + sizeof *e;
       enqueue_slot(s);
+    } else {
+      mark_word(key);   /* marked, not yet scanned: later decisions are unchanged */
     }
-    mark_word(key);   /* marked, not yet scanned: the next decision is unchanged */
+  }
+  size_t pushed = 0;
+  for (size_t i = first; i < queue.count; i++) {
+    mark_word(queue.items[i].key);
+    if (++pushed == PUSHES_PER_DRAIN) mark_drain(), pushed = 0;
   }
   mark_drain();
   mark_recover_overflow();
@@ -446,7 +469,7 @@ void finalize_after_mark(void) {
     queue_unmarked(false);
     if (unreachable_mode) queue_unmarked(true);
     /* The keys' array follows what a collection needs too. */
-    if (unmarked.cap > 4 * (unmarked.count + DTAB_MIN_CAP)) {
+    if (unmarked.cap > 4 * (unmarked.count + dtab_cap_of(DTAB_MIN_BITS))) {
       meta_free(unmarked.items, unmarked.cap * unmarked.item_size);
       unmarked.items = NULL;
       unmarked.cap = 0;
@@ -648,7 +671,7 @@ GC_API int GC_invoke_finalizers(void) {
     size_t external = 0;
     LOCK();
     if (queue_waiting()) {
-      const struct fin_entry *e = &queue.items[queue.head++];
+      const struct fin_queued *e = &queue.items[queue.head++];
       obj = e->obj;
       cd = e->cd;
       fn = e->fn;
