@@ -92,6 +92,14 @@ static void *dtab_find(const struct dtab *t, uintptr_t key) {
   return d.item ? dtab_entry(t, d.item - 1) : NULL;
 }
 
+/* Index every entry (the index is empty). */
+static void dtab_index_all(struct dtab *t) {
+  for (size_t i = 0; i < t->count; i++) {
+    uintptr_t key = *dtab_entry(t, i);
+    t->index[dtab_slot(t, key)] = (struct dtab_slot){ (uint32_t)i + 1, dtab_hash(key) };
+  }
+}
+
 /* New arrays for an index of 2^bits slots (none if bits is 0), the
    entries kept in order; false (nothing changed) if memory is short. */
 static bool dtab_resize(struct dtab *t, unsigned bits) {
@@ -114,10 +122,7 @@ static bool dtab_resize(struct dtab *t, unsigned bits) {
   t->index = index;
   t->cap = cap;
   t->index_bits = bits;
-  for (size_t i = 0; i < t->count; i++) {
-    uintptr_t key = *dtab_entry(t, i);
-    t->index[dtab_slot(t, key)] = (struct dtab_slot){ (uint32_t)i + 1, dtab_hash(key) };
-  }
+  dtab_index_all(t);
   return true;
 }
 
@@ -183,13 +188,45 @@ static void dtab_collected(struct dtab *t) {
   t->peak = t->count;
 }
 
-/* Visit every entry once, removing those fn answers true for: the entry
-   moved into a hole comes from the end, not yet visited. */
-static inline void dtab_filter(struct dtab *t, bool (*fn)(void *entry)) {
-  for (size_t i = 0; i < t->count;) {
-    if (fn(dtab_entry(t, i))) dtab_remove_at(t, i);
-    else i++;
+/* A collection removes entries in bulk: it sets this bit of their keys
+   (keys are word-aligned), then removes them all at once. */
+#define DTAB_GONE ((uintptr_t)1)
+
+/* Remove the `gone` entries whose key has DTAB_GONE. A few are removed one
+   by one (two probes each; from the end, so that the entry moved into a
+   hole is one already looked at); more, and the survivors are moved down
+   in order and indexed again, which costs less than probing for each. */
+static void dtab_remove_gone(struct dtab *t, size_t gone) {
+  if (!gone) return;
+  if (gone * 4 < t->count - gone) {
+    for (size_t i = t->count; i-- > 0;) {
+      uintptr_t *key = dtab_entry(t, i);
+      if (!(*key & DTAB_GONE)) continue;
+      *key &= ~DTAB_GONE;
+      dtab_remove_at(t, i);
+    }
+    return;
   }
+  size_t kept = 0;
+  for (size_t i = 0; i < t->count; i++) {
+    uintptr_t *e = dtab_entry(t, i);
+    if (*e & DTAB_GONE) continue;
+    if (i != kept) memcpy(dtab_entry(t, kept), e, t->item_size);
+    kept++;
+  }
+  t->count = kept;
+  memset(t->index, 0, ((size_t)1 << t->index_bits) * sizeof *t->index);
+  dtab_index_all(t);
+}
+
+/* Visit every entry once, removing those fn answers true for. */
+static inline void dtab_filter(struct dtab *t, bool (*fn)(void *entry)) {
+  size_t gone = 0;
+  for (size_t i = 0; i < t->count; i++) {
+    uintptr_t *key = dtab_entry(t, i);
+    if (fn(key)) *key |= DTAB_GONE, gone++;
+  }
+  dtab_remove_gone(t, gone);
 }
 
 /* ---- the tables ------------------------------------------------------------------ */
@@ -388,9 +425,9 @@ static bool short_link_settled(void *entry) {
 
 static bool long_link_dangling(void *entry) { return link_is_dangling(entry); }
 
-/* The keys of the finalizable objects found unmarked after marking, for
-   step 4 (their entries move as others are removed; keys do not). */
-static struct meta_vec unmarked = { .item_size = sizeof(uintptr_t) };
+/* The entries (numbers) of the finalizable objects found unmarked after
+   marking, for step 4; no entry moves until step 4 has decided them all. */
+static struct meta_vec unmarked = { .item_size = sizeof(size_t) };
 
 /* Step 3; collects the unmarked keys, and returns how many of them are of
    FIN_UNREACHABLE mode. What is marked is the union of what each object
@@ -403,8 +440,8 @@ static size_t mark_from_unreachable_finalizable(void) {
     void *obj = (void *)e->key;
     if (object_mark_state(obj) == 1) continue;
     if (unmarked.count < unmarked.cap) {
-      META_VEC_AT(&unmarked, uintptr_t, unmarked.count++) = e->key;
-    } else if (!meta_vec_push(&unmarked, &e->key)) {
+      META_VEC_AT(&unmarked, size_t, unmarked.count++) = i;
+    } else if (!meta_vec_push(&unmarked, &i)) {
       mark_word(e->key);   /* no memory to consider it: it lives a cycle more */
       continue;
     }
@@ -423,21 +460,23 @@ static size_t mark_from_unreachable_finalizable(void) {
 }
 
 /* Step 4 for the entries of one kind of mode: those still unmarked are
-   queued, all of them decided before any is marked. An entry the queue
-   has no room for stays registered and lives a cycle more. */
-static void queue_unmarked(bool unreachable_mode) {
-  size_t first = queue.count;
+   queued (their entries marked DTAB_GONE; returns how many), all of them
+   decided before any is marked. An entry the queue has no room for stays
+   registered and lives a cycle more. */
+static size_t queue_unmarked(bool unreachable_mode) {
+  size_t first = queue.count, gone = 0;
   for (size_t k = 0; k < unmarked.count; k++) {
-    uintptr_t key = META_VEC_AT(&unmarked, uintptr_t, k);
-    size_t s = dtab_slot(&finalizers, key);
-    if (!finalizers.index[s].item) continue;   /* queued by the other pass */
-    const struct fin_entry *e = (const struct fin_entry *)dtab_entry(&finalizers, finalizers.index[s].item - 1);
-    if ((e->mode == FIN_UNREACHABLE) != unreachable_mode || object_mark_state((void *)key) == 1) continue;
+    struct fin_entry *e = (struct fin_entry *)dtab_entry(&finalizers, META_VEC_AT(&unmarked, size_t, k));
+    if (e->key & DTAB_GONE) continue;   /* queued by the other pass */
+    if ((e->mode == FIN_UNREACHABLE) != unreachable_mode || object_mark_state((void *)e->key) == 1)
+      continue;
     if (queue.count < queue.cap) {
-      queued_bytes_by_last_collection += object_size((void *)key) + sizeof *e;
-      enqueue_slot(s);
+      queued_bytes_by_last_collection += object_size((void *)e->key) + sizeof *e;
+      queue.items[queue.count++] = (struct fin_queued){ e->key, e->obj, e->fn, e->cd, e->external };
+      e->key |= DTAB_GONE;
+      gone++;
     } else {
-      mark_word(key);   /* marked, not yet scanned: later decisions are unchanged */
+      mark_word(e->key);   /* marked, not yet scanned: later decisions are unchanged */
     }
   }
   size_t pushed = 0;
@@ -447,6 +486,7 @@ static void queue_unmarked(bool unreachable_mode) {
   }
   mark_drain();
   mark_recover_overflow();
+  return gone;
 }
 
 void finalize_after_mark(void) {
@@ -466,8 +506,9 @@ void finalize_after_mark(void) {
   if (finalizers.count) {
     size_t unreachable_mode = mark_from_unreachable_finalizable();
     for (size_t n = unmarked.count; n && !queue_reserve(n); n /= 2) continue;
-    queue_unmarked(false);
-    if (unreachable_mode) queue_unmarked(true);
+    size_t gone = queue_unmarked(false);
+    if (unreachable_mode) gone += queue_unmarked(true);
+    dtab_remove_gone(&finalizers, gone);
     /* The keys' array follows what a collection needs too. */
     if (unmarked.cap > 4 * (unmarked.count + dtab_cap_of(DTAB_MIN_BITS))) {
       meta_free(unmarked.items, unmarked.cap * unmarked.item_size);

@@ -6,8 +6,9 @@
  * its A; a chain of 64 finalizable objects is finalized one object per
  * collection, head first; a no_order object X -> an ordered Y: both in the
  * same collection (X's contents are not marked); 100,000 links to dropped
- * objects are cleared, those to live objects kept, and the tables grow,
- * shrink and grow again (finalizers re-registered return the old
+ * objects are cleared, those to live objects kept; when 1% of 100,000
+ * finalizable and linked objects die, just those are finalized and their
+ * links cleared; the tables grow, shrink and grow again (finalizers re-registered return the old
  * procedure and data; links unregistered return 1 once). Run also with a
  * mark stack that cannot grow (BIBOP_MARK_STACK_MAX=1), so that the
  * batched marking of the finalization steps meets a full stack. */
@@ -226,6 +227,67 @@ static void test_links(void)
 
 static struct obj **live;
 
+/* live[i]'s finalizer is record with data i + 1: unregister it. */
+static void unregister_record(uintptr_t i)
+{
+    GC_finalization_proc ofn = NULL;
+    void *ocd = NULL;
+    GC_register_finalizer(live[i], 0, 0, &ofn, &ocd);
+    CHECK(ofn == record && ocd == (void *)(i + 1), "unregistering %lu returned %p, %p",
+          (unsigned long)i, (void *)(uintptr_t)ofn, ocd);
+}
+
+/* Few of many die: every 100th of PAIRS objects, each with a finalizer and
+   a link (the collector then removes entries one by one, not by
+   rebuilding its tables). */
+static NOINLINE void make_live_linked(void)
+{
+    for (uintptr_t i = 0; i < PAIRS; i++) {
+        live[i] = new_obj(i);
+        slots[i] = live[i];
+        GC_register_finalizer(live[i], record, (void *)(i + 1), NULL, NULL);
+        CHECK(GC_general_register_disappearing_link(&slots[i], live[i]) == GC_SUCCESS,
+              "registering link %lu failed", (unsigned long)i);
+    }
+}
+
+static void test_few_die(void)
+{
+    reset(PAIRS);
+    live = GC_MALLOC(PAIRS * sizeof *live);
+    slots = GC_MALLOC_ATOMIC(PAIRS * sizeof *slots);
+    CHECK(live && slots, "GC_MALLOC failed");
+    make_live_linked();
+    for (unsigned i = 0; i < PAIRS; i += 100) live[i] = NULL;
+    compat_collect(3);
+    GC_invoke_finalizers();
+    check_once(PAIRS);
+    unsigned finalized = 0, cleared = 0;
+    for (unsigned i = 0; i < PAIRS; i++) {
+        if (i % 100 == 0) {
+            finalized += runs[i] != 0;
+            cleared += slots[i] == NULL;
+            continue;
+        }
+        CHECK(!runs[i], "live object %u finalized", i);
+        CHECK(slots[i] == live[i], "link %u to a live object changed", i);
+    }
+    printf("few die: %u of %u finalized and %u links cleared, none of the %u live ones\n",
+           finalized, PAIRS / 100, cleared, PAIRS - PAIRS / 100);
+    CHECK(AT_LEAST_PERCENT(finalized, PAIRS / 100, 90), "only %u finalized", finalized);
+    CHECK(AT_LEAST_PERCENT(cleared, PAIRS / 100, 90), "only %u links cleared", cleared);
+    for (uintptr_t i = 1; i < PAIRS; i += 7) {
+        if (i % 100 == 0) continue;
+        unregister_record(i);
+        CHECK(GC_unregister_disappearing_link(&slots[i]) == 1, "link %lu was not registered",
+              (unsigned long)i);
+    }
+    live = NULL;
+    slots = NULL;
+    compat_collect(2);
+    GC_invoke_finalizers();
+}
+
 static void GC_CALLBACK other(void *p, void *cd) { (void)p, (void)cd; }
 
 static void test_reregister(void)
@@ -238,14 +300,8 @@ static void test_reregister(void)
     }
     compat_collect(1);
     /* Unregister all but every 1000th (the table shrinks), then replace those. */
-    for (uintptr_t i = 0; i < PAIRS; i++) {
-        if (i % 1000 == 0) continue;
-        GC_finalization_proc ofn = NULL;
-        void *ocd = NULL;
-        GC_register_finalizer(live[i], 0, 0, &ofn, &ocd);
-        CHECK(ofn == record && ocd == (void *)(i + 1), "unregistering %lu returned %p, %p",
-              (unsigned long)i, (void *)(uintptr_t)ofn, ocd);
-    }
+    for (uintptr_t i = 0; i < PAIRS; i++)
+        if (i % 1000 != 0) unregister_record(i);
     compat_collect(1);
     for (uintptr_t i = 0; i < PAIRS; i += 1000) {
         GC_finalization_proc ofn = NULL;
@@ -271,6 +327,7 @@ int main(void)
     test_no_order_pairs();
     test_chain();
     test_links();
+    test_few_die();
     test_reregister();
     printf("finalize_many: all checks passed\n");
     return 0;
