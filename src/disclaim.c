@@ -91,19 +91,28 @@ static uint64_t unmarked(const struct disclaim_row *row, unsigned w) {
   return row->bits[w] & ~row->b->u.mark[w];
 }
 
+/* What the dead objects reach is the same in any order, so their contents
+   are pushed and drained in batches, not one drain per object (the stack
+   stays short; mark_push_contents drains first when it is full). */
+#define PUSHES_PER_DRAIN 256
+
 void disclaim_mark_unconditionally(void) {
   if (!disclaim_active()) return;
+  unsigned pushed = 0;
   for (size_t r = 0; r < rows.count; r++) {
     const struct disclaim_row *row = &META_VEC_AT(&rows, struct disclaim_row, r);
     if (!disclaim_kinds[row->b->kind].mark_unconditionally) continue;
     for (unsigned w = 0; w < MARK_WORDS; w++)
-      for (uint64_t dead = unmarked(row, w); dead; dead &= dead - 1)
-        mark_from_contents(object_at(row->b, w * 64 + (unsigned)__builtin_ctzll(dead)));
+      for (uint64_t dead = unmarked(row, w); dead; dead &= dead - 1) {
+        mark_push_contents(object_at(row->b, w * 64 + (unsigned)__builtin_ctzll(dead)));
+        if (++pushed == PUSHES_PER_DRAIN) mark_drain(), pushed = 0;
+      }
   }
   for (struct block *h = gc.large; h; h = h->next) {
     const struct disclaim_kind *d = disclaim_of(h->kind);
-    if (d && d->mark_unconditionally && !h->u.large.marked) mark_from_contents(block_addr(h));
+    if (d && d->mark_unconditionally && !h->u.large.marked) mark_push_contents(block_addr(h));
   }
+  mark_drain();
   mark_recover_overflow();
 }
 

@@ -15,6 +15,13 @@
  *      finalizer has run (Java-style, whatever GC_java_finalization says);
  *      "unreachable" finalizers are queued only if still unmarked then;
  *   5. long links to objects still unmarked are cleared.
+ * Step 3 pushes the contents of all the unreachable finalizable objects and
+ * then drains the mark stack once, and step 4 marks all it queued and then
+ * drains once: the result (the union of what each one reaches) does not
+ * depend on the order, and each step decides before it marks. Per
+ * collection, each table is read once in order (the finalizers twice: once
+ * among the roots for client data, once after marking); only the entries
+ * found unmarked get more work.
  * Every table is keyed by the object's base (GC_base), whatever pointer into
  * the object the client registered with: a tagged pointer (ECL's conses,
  * start + 1) or any other interior pointer names its object, and a second
@@ -31,95 +38,277 @@
 
 #include <string.h>
 
+/* ---- dense tables ------------------------------------------------------------ */
+
+/* A table's entries lie dense in one array, items[0, count), each beginning
+   with its key (never 0), so a walk reads memory in order and meets no
+   hole; a removal moves the last entry into the hole. Beside them, an
+   index by key: open addressing with linear probing over 4/3 * cap slots
+   (at most three quarters full), each slot holding an entry's number + 1
+   (0: empty) and the upper half of its key's hash, which gives the home
+   slot and filters probes without reading entries. Arrays above 64 KiB are mappings of their
+   own (meta.c), so a table that shrinks gives its memory back: ECL's weak
+   hash tables register a finalizer and a link per key, by the hundred
+   thousand, and then drop them. Under the allocation lock. */
+struct dtab_slot { uint32_t item; uint32_t hash; };
+struct dtab {
+  char *items;
+  struct dtab_slot *index;
+  size_t item_size, count, cap;   /* cap: 3/4 of the index's slots */
+  size_t peak;                    /* the largest count since the last collection */
+  unsigned index_bits;            /* log2(index slots); 0 with no arrays */
+};
+
+#define DTAB_MIN_BITS 6
+#define DTAB_MAX_BITS 32   /* entry numbers + 1 fit 32 bits */
+
+static inline size_t dtab_cap_of(unsigned bits) { return bits ? ((size_t)3 << bits) / 4 : 0; }
+
+static inline uintptr_t *dtab_entry(const struct dtab *t, size_t i) {
+  return (uintptr_t *)(t->items + i * t->item_size);
+}
+
+static inline uint32_t dtab_hash(uintptr_t key) {
+  return (uint32_t)(((uint64_t)(key >> 3) * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+static inline size_t dtab_home(const struct dtab *t, uint32_t hash) {
+  return hash >> (32 - t->index_bits);
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static size_t dtab_slot(const struct dtab *t, uintptr_t key) {
+  size_t mask = ((size_t)1 << t->index_bits) - 1;
+  uint32_t hash = dtab_hash(key);
+  for (size_t s = dtab_home(t, hash);; s = (s + 1) & mask) {
+    struct dtab_slot d = t->index[s];
+    if (!d.item || (d.hash == hash && *dtab_entry(t, d.item - 1) == key)) return s;
+  }
+}
+
+static void *dtab_find(const struct dtab *t, uintptr_t key) {
+  if (!t->count) return NULL;
+  struct dtab_slot d = t->index[dtab_slot(t, key)];
+  return d.item ? dtab_entry(t, d.item - 1) : NULL;
+}
+
+/* Index every entry (the index is empty). */
+static void dtab_index_all(struct dtab *t) {
+  for (size_t i = 0; i < t->count; i++) {
+    uintptr_t key = *dtab_entry(t, i);
+    t->index[dtab_slot(t, key)] = (struct dtab_slot){ (uint32_t)i + 1, dtab_hash(key) };
+  }
+}
+
+/* New arrays for an index of 2^bits slots (none if bits is 0), the
+   entries kept in order; false (nothing changed) if memory is short. */
+static bool dtab_resize(struct dtab *t, unsigned bits) {
+  char *items = NULL;
+  struct dtab_slot *index = NULL;
+  size_t cap = dtab_cap_of(bits);
+  if (cap) {
+    items = meta_alloc(cap * t->item_size);
+    index = meta_alloc(((size_t)1 << bits) * sizeof *index);   /* zeroed: all empty */
+    if (!items || !index) {
+      meta_free(items, cap * t->item_size);
+      meta_free(index, ((size_t)1 << bits) * sizeof *index);
+      return false;
+    }
+    memcpy(items, t->items, t->count * t->item_size);
+  }
+  meta_free(t->items, t->cap * t->item_size);
+  meta_free(t->index, t->cap ? ((size_t)1 << t->index_bits) * sizeof *t->index : 0);
+  t->items = items;
+  t->index = index;
+  t->cap = cap;
+  t->index_bits = bits;
+  dtab_index_all(t);
+  return true;
+}
+
+/* A zeroed entry for key (not in the table) with its key set; NULL if
+   memory is short. Never fails while count < cap. */
+static void *dtab_insert(struct dtab *t, uintptr_t key) {
+  if (t->count == t->cap &&
+      (t->index_bits >= DTAB_MAX_BITS || !dtab_resize(t, t->cap ? t->index_bits + 1 : DTAB_MIN_BITS)))
+    return NULL;
+  size_t i = t->count++;
+  if (t->count > t->peak) t->peak = t->count;
+  t->index[dtab_slot(t, key)] = (struct dtab_slot){ (uint32_t)i + 1, dtab_hash(key) };
+  uintptr_t *e = dtab_entry(t, i);
+  memset(e, 0, t->item_size);
+  *e = key;
+  return e;
+}
+
+/* Empty slot s, moving later slots of its cluster back into the hole when
+   their home allows (no tombstones: probes stay short). */
+static void dtab_clear_slot(struct dtab *t, size_t hole) {
+  size_t mask = ((size_t)1 << t->index_bits) - 1;
+  for (size_t s = (hole + 1) & mask; t->index[s].item; s = (s + 1) & mask) {
+    size_t home = dtab_home(t, t->index[s].hash);
+    if (((s - home) & mask) >= ((s - hole) & mask)) {   /* hole lies in [home, s) */
+      t->index[hole] = t->index[s];
+      hole = s;
+    }
+  }
+  t->index[hole] = (struct dtab_slot){ 0, 0 };
+}
+
+/* Remove the entry whose index slot is s (the last entry takes its place). */
+static void dtab_remove_slot(struct dtab *t, size_t s) {
+  size_t i = t->index[s].item - 1;
+  dtab_clear_slot(t, s);
+  size_t last = --t->count;
+  if (i == last) return;
+  t->index[dtab_slot(t, *dtab_entry(t, last))].item = (uint32_t)i + 1;
+  memcpy(dtab_entry(t, i), dtab_entry(t, last), t->item_size);
+}
+
+static void dtab_remove_at(struct dtab *t, size_t i) {
+  dtab_remove_slot(t, dtab_slot(t, *dtab_entry(t, i)));
+}
+
+/* After removals: a table that has not been a quarter full since the last
+   collection is cut to between a quarter and a half full (an empty one is
+   freed), so memory follows the live entries. Not sooner: a program that
+   registers and drops as many entries every cycle (ECL's weak tables)
+   would otherwise map, fill and unmap the same arrays every cycle. */
+static void dtab_fit(struct dtab *t) {
+  size_t want = t->count > t->peak ? t->count : t->peak;
+  if (want >= t->cap / 4) return;
+  unsigned bits = want ? DTAB_MIN_BITS : 0;
+  while (bits && dtab_cap_of(bits) < 2 * want) bits++;
+  if (bits < t->index_bits) (void)dtab_resize(t, bits);   /* short of memory: stay as is */
+}
+
+/* At the end of a collection's work on t: fit, and start a new peak. */
+static void dtab_collected(struct dtab *t) {
+  dtab_fit(t);
+  t->peak = t->count;
+}
+
+/* A collection removes entries in bulk: it sets this bit of their keys
+   (keys are word-aligned), then removes them all at once. */
+#define DTAB_GONE ((uintptr_t)1)
+
+/* Remove the `gone` entries whose key has DTAB_GONE. A few are removed one
+   by one (two probes each; from the end, so that the entry moved into a
+   hole is one already looked at); more, and the survivors are moved down
+   in order and indexed again, which costs less than probing for each. */
+static void dtab_remove_gone(struct dtab *t, size_t gone) {
+  if (!gone) return;
+  if (gone * 4 < t->count - gone) {
+    for (size_t i = t->count; i-- > 0;) {
+      uintptr_t *key = dtab_entry(t, i);
+      if (!(*key & DTAB_GONE)) continue;
+      *key &= ~DTAB_GONE;
+      dtab_remove_at(t, i);
+    }
+    return;
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < t->count; i++) {
+    uintptr_t *e = dtab_entry(t, i);
+    if (*e & DTAB_GONE) continue;
+    if (i != kept) memcpy(dtab_entry(t, kept), e, t->item_size);
+    kept++;
+  }
+  t->count = kept;
+  memset(t->index, 0, ((size_t)1 << t->index_bits) * sizeof *t->index);
+  dtab_index_all(t);
+}
+
+/* Visit every entry once, removing those fn answers true for. */
+static inline void dtab_filter(struct dtab *t, bool (*fn)(void *entry)) {
+  size_t gone = 0;
+  for (size_t i = 0; i < t->count; i++) {
+    uintptr_t *key = dtab_entry(t, i);
+    if (fn(key)) *key |= DTAB_GONE, gone++;
+  }
+  dtab_remove_gone(t, gone);
+}
+
+/* ---- the tables ------------------------------------------------------------------ */
+
 enum fin_mode { FIN_NORMAL, FIN_IGNORE_SELF, FIN_NO_ORDER, FIN_UNREACHABLE };
 
-struct hnode { struct hnode *next; uintptr_t key; };
-
 struct fin_entry {
-  struct hnode h;                 /* key: the object's base */
+  uintptr_t key;                  /* the object's base; first, as dtab wants */
   void *obj;                      /* as registered: what fn is called with */
   GC_finalization_proc fn;
   void *cd;
   size_t external;                /* foreign bytes the object owns (external.c) */
-  struct fin_entry *queue_next;
-  uint8_t mode;                   /* enum fin_mode; a byte so that an entry takes
-                                     meta.c's 64-byte class, not the 128-byte one
-                                     (ECL registers one per weak-table key) */
+  uint8_t mode;                   /* enum fin_mode */
   bool owns_external;             /* registered by bibop_malloc_external */
 };
-_Static_assert(sizeof(struct fin_entry) <= 64, "a finalizer entry fits meta.c's 64-byte class");
 
 struct link_entry {
-  struct hnode h;                 /* key: the link's address */
+  uintptr_t key;                  /* the link's address */
   void *obj;                      /* as registered */
   uintptr_t obj_base;             /* its object's base: what must be marked */
 };
 
-struct table { struct hnode **buckets; size_t nbuckets, count; };
+static struct dtab finalizers = { .item_size = sizeof(struct fin_entry) };
+static struct dtab short_links = { .item_size = sizeof(struct link_entry) };
+static struct dtab long_links = { .item_size = sizeof(struct link_entry) };
 
-static struct table finalizers, short_links, long_links;
-static struct fin_entry *queue_head, *queue_tail;   /* ready to run */
-static size_t queue_length;
+/* Ready to run, in order: items[head, count), what the run needs of the
+   entries, which left the table. Under the allocation lock. */
+struct fin_queued {
+  uintptr_t key;                  /* the object's base: a root until it runs */
+  void *obj;
+  GC_finalization_proc fn;
+  void *cd;
+  size_t external;
+};
+static struct {
+  struct fin_queued *items;
+  size_t head, count, cap;
+} queue;
+#define QUEUE_MIN_CAP 64
+
 static size_t queued_by_last_collection;   /* finalizers the last collection queued */
 static size_t queued_bytes_by_last_collection;   /* and their objects' bytes */
 static __thread bool running_finalizers;
 
-static size_t bucket_of(const struct table *t, uintptr_t key) {
-  return (size_t)((key >> 4) * 0x9E3779B97F4A7C15ull >> 20) & (t->nbuckets - 1);
-}
+static size_t queue_waiting(void) { return queue.count - queue.head; }
 
-static bool table_grow(struct table *t) {
-  size_t n = t->nbuckets ? t->nbuckets * 2 : 256;
-  struct hnode **b = meta_alloc(n * sizeof *b);
-  if (!b) return false;
-  struct table fresh = { b, n, t->count };
-  for (size_t i = 0; i < t->nbuckets; i++) {
-    struct hnode *e = t->buckets[i];
-    while (e) {
-      struct hnode *next = e->next;
-      size_t k = bucket_of(&fresh, e->key);
-      e->next = b[k];
-      b[k] = e;
-      e = next;
+/* Room for n more queued entries: the waiting ones move to the front, or
+   to a new array, which is also cut when it holds more than four times
+   what is needed (memory follows the queue). false if memory is short
+   (nothing lost). */
+static bool queue_reserve(size_t n) {
+  size_t waiting = queue_waiting(), need = waiting + n;
+  bool oversized = queue.cap > QUEUE_MIN_CAP && queue.cap > 4 * need;
+  if (queue.count + n <= queue.cap && !oversized) return true;
+  if (need > queue.cap || oversized) {
+    size_t cap = QUEUE_MIN_CAP;
+    while (cap < 2 * need) cap *= 2;
+    struct fin_queued *items = meta_alloc(cap * sizeof *items);
+    if (items) {
+      memcpy(items, queue.items + queue.head, waiting * sizeof *items);
+      meta_free(queue.items, queue.cap * sizeof *queue.items);
+      queue.items = items;
+      queue.cap = cap;
+      queue.head = 0;
+      queue.count = waiting;
+      return true;
     }
+    if (need > queue.cap) return false;
+    if (queue.count + n <= queue.cap) return true;
   }
-  if (t->buckets) meta_free(t->buckets, t->nbuckets * sizeof *t->buckets);
-  *t = fresh;
+  memmove(queue.items, queue.items + queue.head, waiting * sizeof *queue.items);
+  queue.head = 0;
+  queue.count = waiting;
   return true;
 }
 
-static struct hnode **table_find(struct table *t, uintptr_t key) {
-  if (!t->nbuckets) return NULL;
-  for (struct hnode **p = &t->buckets[bucket_of(t, key)]; *p; p = &(*p)->next)
-    if ((*p)->key == key) return p;
-  return NULL;
-}
-
-static bool table_insert(struct table *t, struct hnode *e) {
-  if (t->count >= t->nbuckets && !table_grow(t) && !t->nbuckets) return false;
-  size_t k = bucket_of(t, e->key);
-  e->next = t->buckets[k];
-  t->buckets[k] = e;
-  t->count++;
-  return true;
-}
-
-static struct hnode *table_unlink(struct table *t, struct hnode **p) {
-  struct hnode *e = *p;
-  *p = e->next;
-  t->count--;
-  return e;
-}
-
-/* Visit every node; fn returns true to remove (and free) it. */
-static void table_filter(struct table *t, bool (*fn)(struct hnode *), size_t size) {
-  for (size_t i = 0; i < t->nbuckets; i++) {
-    struct hnode **p = &t->buckets[i];
-    while (*p) {
-      if (fn(*p)) meta_free(table_unlink(t, p), size);
-      else p = &(*p)->next;
-    }
-  }
+/* Move finalizer entry s of the table to the queue (room reserved). */
+static void enqueue_slot(size_t s) {
+  const struct fin_entry *e = (const struct fin_entry *)dtab_entry(&finalizers, finalizers.index[s].item - 1);
+  queue.items[queue.count++] = (struct fin_queued){ e->key, e->obj, e->fn, e->cd, e->external };
+  dtab_remove_slot(&finalizers, s);
 }
 
 /* The key of obj's entries: its object's base, 0 if obj is in no object. */
@@ -189,92 +378,152 @@ GC_API int GC_toggleref_add(void *obj, int is_strong) {
   return result;
 }
 
+/* Marking in batches: the stack is drained after this many pushes, not
+   after each (a drain costs more than one object's marking), yet stays
+   short: its untouched pages cost no memory. Safe wherever it drains:
+   mark_word marks an object before its entry can be lost to overflow, and
+   mark_push_contents drains first when the stack is full. */
+#define PUSHES_PER_DRAIN 256
+
 void finalize_mark_roots(void) {
   process_togglerefs();
-  for (size_t i = 0; i < finalizers.nbuckets; i++)
-    for (struct hnode *h = finalizers.buckets[i]; h; h = h->next) {
-      struct fin_entry *e = (struct fin_entry *)h;
-      mark_range(&e->cd, &e->cd + 1);
-    }
-  for (struct fin_entry *e = queue_head; e; e = e->queue_next) {
-    mark_range(&e->h.key, &e->h.key + 1);
-    mark_range(&e->cd, &e->cd + 1);
+  size_t pending = 0;
+  void *last_cd = NULL;   /* many entries share one (ECL: one per weak table) */
+  for (size_t i = 0; i < finalizers.count; i++) {
+    const struct fin_entry *e = (const struct fin_entry *)dtab_entry(&finalizers, i);
+    if (e->cd == last_cd) continue;
+    last_cd = e->cd;
+    mark_word((uintptr_t)e->cd);
+    if (++pending == PUSHES_PER_DRAIN) mark_drain(), pending = 0;
   }
+  for (size_t i = queue.head; i < queue.count; i++) {
+    mark_word(queue.items[i].key);
+    if (queue.items[i].cd) mark_word((uintptr_t)queue.items[i].cd);
+    if (++pending >= PUSHES_PER_DRAIN) mark_drain(), pending = 0;
+  }
+  mark_drain();
 }
 
 /* A link inside a heap object that is now garbage must not be written. */
-static bool link_is_dangling(struct hnode *h) {
-  void *container = object_base((void *)h->key);
-  return container && !mark_is_marked(container);
+static bool link_is_dangling(const struct link_entry *l) {
+  return object_mark_state((void *)l->key) == 0;
 }
 
-static bool clear_if_unreachable(struct hnode *h) {
-  struct link_entry *l = (struct link_entry *)h;
-  if (mark_is_marked((void *)l->obj_base)) return false;
-  *(void **)h->key = NULL;
+/* obj_base is 0 for an object outside the heap: its link is cleared. */
+static bool clear_if_unreachable(void *entry) {
+  struct link_entry *l = entry;
+  if (object_mark_state((void *)l->obj_base) == 1) return false;
+  *(void **)l->key = NULL;
   return true;
 }
 
-static void enqueue(struct fin_entry *e) {
-  e->queue_next = NULL;
-  if (queue_tail) queue_tail->queue_next = e;
-  else queue_head = e;
-  queue_tail = e;
-  queue_length++;
-  queued_bytes_by_last_collection += object_size((void *)e->h.key) + sizeof *e;
+/* Steps 1 and 2 for a short link: forgotten if it lies in garbage,
+   cleared (and forgotten) if its object is unreachable. */
+static bool short_link_settled(void *entry) {
+  return link_is_dangling(entry) || clear_if_unreachable(entry);
 }
 
-/* Queue the unmarked finalizable objects of the given modes; mark them and
-   everything they reach. */
-static void queue_unmarked(bool unreachable_mode) {
-  for (size_t i = 0; i < finalizers.nbuckets; i++) {
-    struct hnode **p = &finalizers.buckets[i];
-    while (*p) {
-      struct fin_entry *e = (struct fin_entry *)*p;
-      if ((e->mode == FIN_UNREACHABLE) != unreachable_mode || mark_is_marked((void *)e->h.key)) {
-        p = &(*p)->next;
-        continue;
-      }
-      table_unlink(&finalizers, p);
-      enqueue(e);
+static bool long_link_dangling(void *entry) { return link_is_dangling(entry); }
+
+/* The entries (numbers) of the finalizable objects found unmarked after
+   marking, for step 4; no entry moves until step 4 has decided them all. */
+static struct meta_vec unmarked = { .item_size = sizeof(size_t) };
+
+/* Step 3; collects the unmarked keys, and returns how many of them are of
+   FIN_UNREACHABLE mode. What is marked is the union of what each object
+   reaches, whatever the order: draining as it goes changes nothing. */
+static size_t mark_from_unreachable_finalizable(void) {
+  unmarked.count = 0;
+  size_t unreachable_mode = 0, pushed = 0;
+  for (size_t i = 0; i < finalizers.count; i++) {
+    const struct fin_entry *e = (const struct fin_entry *)dtab_entry(&finalizers, i);
+    void *obj = (void *)e->key;
+    if (object_mark_state(obj) == 1) continue;
+    if (unmarked.count < unmarked.cap) {
+      META_VEC_AT(&unmarked, size_t, unmarked.count++) = i;
+    } else if (!meta_vec_push(&unmarked, &i)) {
+      mark_word(e->key);   /* no memory to consider it: it lives a cycle more */
+      continue;
+    }
+    if (e->mode == FIN_NORMAL) {
+      mark_push_contents(obj);
+      if (++pushed == PUSHES_PER_DRAIN) mark_drain(), pushed = 0;
+    } else if (e->mode == FIN_IGNORE_SELF) {
+      mark_from_contents_except_self(obj);
+    } else if (e->mode == FIN_UNREACHABLE) {
+      unreachable_mode++;
     }
   }
-  for (struct fin_entry *e = queue_head; e; e = e->queue_next) {
-    if (!mark_is_marked((void *)e->h.key)) {
-      mark_word(e->h.key);
-      mark_drain();
+  mark_drain();
+  mark_recover_overflow();
+  return unreachable_mode;
+}
+
+/* Step 4 for the entries of one kind of mode: those still unmarked are
+   queued (their entries marked DTAB_GONE; returns how many), all of them
+   decided before any is marked. An entry the queue has no room for stays
+   registered and lives a cycle more. */
+static size_t queue_unmarked(bool unreachable_mode) {
+  size_t first = queue.count, gone = 0;
+  for (size_t k = 0; k < unmarked.count; k++) {
+    struct fin_entry *e = (struct fin_entry *)dtab_entry(&finalizers, META_VEC_AT(&unmarked, size_t, k));
+    if (e->key & DTAB_GONE) continue;   /* queued by the other pass */
+    if ((e->mode == FIN_UNREACHABLE) != unreachable_mode || object_mark_state((void *)e->key) == 1)
+      continue;
+    if (queue.count < queue.cap) {
+      queued_bytes_by_last_collection += object_size((void *)e->key) + sizeof *e;
+      queue.items[queue.count++] = (struct fin_queued){ e->key, e->obj, e->fn, e->cd, e->external };
+      e->key |= DTAB_GONE;
+      gone++;
+    } else {
+      mark_word(e->key);   /* marked, not yet scanned: later decisions are unchanged */
     }
   }
+  size_t pushed = 0;
+  for (size_t i = first; i < queue.count; i++) {
+    mark_word(queue.items[i].key);
+    if (++pushed == PUSHES_PER_DRAIN) mark_drain(), pushed = 0;
+  }
+  mark_drain();
+  mark_recover_overflow();
+  return gone;
 }
 
 void finalize_after_mark(void) {
   forget_dead_togglerefs();
   queued_by_last_collection = 0;
   queued_bytes_by_last_collection = 0;
-  if (!finalizers.count && !short_links.count && !long_links.count) return;
-  table_filter(&short_links, link_is_dangling, sizeof(struct link_entry));
-  table_filter(&long_links, link_is_dangling, sizeof(struct link_entry));
-  table_filter(&short_links, clear_if_unreachable, sizeof(struct link_entry));
+  if (!finalizers.count && !short_links.count && !long_links.count) {
+    dtab_collected(&finalizers);   /* memory of emptied tables goes back */
+    dtab_collected(&short_links);
+    dtab_collected(&long_links);
+    return;
+  }
+  dtab_filter(&short_links, short_link_settled);
+  dtab_filter(&long_links, long_link_dangling);
 
-  size_t queued_before = queue_length;
-  for (size_t i = 0; i < finalizers.nbuckets; i++)
-    for (struct hnode *h = finalizers.buckets[i]; h; h = h->next) {
-      struct fin_entry *e = (struct fin_entry *)h;
-      void *obj = (void *)h->key;
-      if (mark_is_marked(obj)) continue;
-      if (e->mode == FIN_NORMAL) {
-        mark_from_contents(obj);
-      } else if (e->mode == FIN_IGNORE_SELF) {
-        mark_from_contents_except_self(obj);
-      }
+  size_t queued_before = queue_waiting();
+  if (finalizers.count) {
+    size_t unreachable_mode = mark_from_unreachable_finalizable();
+    for (size_t n = unmarked.count; n && !queue_reserve(n); n /= 2) continue;
+    size_t gone = queue_unmarked(false);
+    if (unreachable_mode) gone += queue_unmarked(true);
+    dtab_remove_gone(&finalizers, gone);
+    /* The keys' array follows what a collection needs too. */
+    if (unmarked.cap > 4 * (unmarked.count + dtab_cap_of(DTAB_MIN_BITS))) {
+      meta_free(unmarked.items, unmarked.cap * unmarked.item_size);
+      unmarked.items = NULL;
+      unmarked.cap = 0;
     }
-  queue_unmarked(false);
-  queue_unmarked(true);
-  mark_recover_overflow();
+    unmarked.count = 0;
+  }
+  dtab_collected(&finalizers);
 
-  table_filter(&long_links, clear_if_unreachable, sizeof(struct link_entry));
-  queued_by_last_collection = queue_length - queued_before;
-  if (queue_length > queued_before) __atomic_store_n(&finalize_pending, true, __ATOMIC_RELEASE);
+  dtab_filter(&long_links, clear_if_unreachable);
+  dtab_collected(&short_links);
+  dtab_collected(&long_links);
+  queued_by_last_collection = queue_waiting() - queued_before;
+  if (queued_by_last_collection) __atomic_store_n(&finalize_pending, true, __ATOMIC_RELEASE);
 }
 
 size_t finalize_registered(void) { return finalizers.count; }
@@ -283,17 +532,26 @@ size_t finalize_queued_by_last_collection(void) { return queued_by_last_collecti
 
 size_t finalize_queued_bytes_by_last_collection(void) { return queued_bytes_by_last_collection; }
 
-/* Free an entry that will never run; its external bytes are no longer
+/* Remove an entry that will never run; its external bytes are no longer
    anybody's to release, so the accounting forgets them. */
-static void discard_entry(struct fin_entry *e) {
+static void discard_slot(size_t s) {
+  const struct fin_entry *e = (const struct fin_entry *)dtab_entry(&finalizers, finalizers.index[s].item - 1);
   if (e->external) external_retract(e->external);
-  meta_free(e, sizeof *e);
+  dtab_remove_slot(&finalizers, s);
+  dtab_fit(&finalizers);
+}
+
+/* The index slot of key's finalizer, or SIZE_MAX. */
+static size_t finalizer_slot(uintptr_t key) {
+  if (!finalizers.count) return SIZE_MAX;
+  size_t s = dtab_slot(&finalizers, key);
+  return finalizers.index[s].item ? s : SIZE_MAX;
 }
 
 void finalize_forget_object(void *obj) {
   if (!finalizers.count) return;
-  struct hnode **p = table_find(&finalizers, object_key(obj));
-  if (p) discard_entry((struct fin_entry *)table_unlink(&finalizers, p));
+  size_t s = finalizer_slot(object_key(obj));
+  if (s != SIZE_MAX) discard_slot(s);
 }
 
 /* ---- registration ---------------------------------------------------------------- */
@@ -306,9 +564,9 @@ static void register_finalizer(void *obj, GC_finalization_proc fn, void *cd,
   LOCK();
   uintptr_t key = object_key(obj);
   if (key) {
-    struct hnode **p = table_find(&finalizers, key);
-    if (p) {
-      struct fin_entry *e = (struct fin_entry *)*p;
+    size_t s = finalizer_slot(key);
+    if (s != SIZE_MAX) {
+      struct fin_entry *e = (struct fin_entry *)dtab_entry(&finalizers, finalizers.index[s].item - 1);
       old_fn = e->fn;
       old_cd = e->cd;
       if (fn) {
@@ -317,19 +575,18 @@ static void register_finalizer(void *obj, GC_finalization_proc fn, void *cd,
         e->cd = cd;
         e->mode = mode;
       } else {
-        discard_entry((struct fin_entry *)table_unlink(&finalizers, p));
+        discard_slot(s);
       }
     } else if (fn) {
-      struct fin_entry *e = meta_alloc(sizeof *e);
+      struct fin_entry *e = dtab_insert(&finalizers, key);
       if (e) {
-        e->h.key = key;
         e->obj = obj;
         e->fn = fn;
         e->cd = cd;
         e->mode = mode;
-        if (!table_insert(&finalizers, &e->h)) meta_free(e, sizeof *e), e = NULL;
+      } else {
+        gc_warn("GC Warning: no memory to register a finalizer for %p\n", (GC_word)(uintptr_t)obj);
       }
-      if (!e) gc_warn("GC Warning: no memory to register a finalizer for %p\n", (GC_word)(uintptr_t)obj);
     }
   }
   UNLOCK();
@@ -361,54 +618,56 @@ static bool link_address_ok(void **link) {
   return false;
 }
 
-static int register_link(struct table *t, void **link, const void *obj) {
+static int register_link(struct dtab *t, void **link, const void *obj) {
   if (!link_address_ok(link) || !obj) return GC_NOT_FOUND;
   gc_ensure_init();
   LOCK();
   uintptr_t obj_base = object_key(obj);
-  int result = GC_DUPLICATE;
-  struct hnode **existing = table_find(t, (uintptr_t)link);
-  if (existing) {
-    struct link_entry *l = (struct link_entry *)*existing;   /* now follows obj, as bdwgc */
+  int result = GC_DUPLICATE;   /* the existing link now follows obj, as bdwgc */
+  struct link_entry *l = dtab_find(t, (uintptr_t)link);
+  if (!l) {
+    l = dtab_insert(t, (uintptr_t)link);
+    result = l ? GC_SUCCESS : GC_NO_MEMORY;
+  }
+  if (l) {
     l->obj = (void *)obj;
     l->obj_base = obj_base;
-  } else {
-    struct link_entry *l = meta_alloc(sizeof *l);
-    result = GC_NO_MEMORY;
-    if (l) {
-      l->h.key = (uintptr_t)link;
-      l->obj = (void *)obj;
-      l->obj_base = obj_base;
-      if (table_insert(t, &l->h)) result = GC_SUCCESS;
-      else meta_free(l, sizeof *l);
-    }
   }
   UNLOCK();
   return result;
 }
 
-static int unregister_link(struct table *t, void **link) {
+static int unregister_link(struct dtab *t, void **link) {
   LOCK();
-  struct hnode **p = table_find(t, (uintptr_t)link);
-  if (p) meta_free(table_unlink(t, p), sizeof(struct link_entry));
+  bool found = false;
+  if (t->count) {
+    size_t s = dtab_slot(t, (uintptr_t)link);
+    found = t->index[s].item != 0;
+    if (found) {
+      dtab_remove_slot(t, s);
+      dtab_fit(t);
+    }
+  }
   UNLOCK();
-  return p != NULL;
+  return found;
 }
 
-static int move_link(struct table *t, void **link, void **new_link) {
+static int move_link(struct dtab *t, void **link, void **new_link) {
   if (!link_address_ok(new_link)) return GC_NOT_FOUND;
   LOCK();
   int result = GC_NOT_FOUND;
-  struct hnode **p = table_find(t, (uintptr_t)link);
-  if (p) {
+  struct link_entry *l = dtab_find(t, (uintptr_t)link);
+  if (l) {
     if (link == new_link) {
       result = GC_SUCCESS;
-    } else if (table_find(t, (uintptr_t)new_link)) {
+    } else if (dtab_find(t, (uintptr_t)new_link)) {
       result = GC_DUPLICATE;
     } else {
-      struct hnode *e = table_unlink(t, p);
-      e->key = (uintptr_t)new_link;
-      table_insert(t, e);   /* the table has room: it just lost this node */
+      struct link_entry moved = *l;
+      dtab_remove_slot(t, dtab_slot(t, (uintptr_t)link));
+      l = dtab_insert(t, (uintptr_t)new_link);   /* never fails: it just lost an entry */
+      l->obj = moved.obj;
+      l->obj_base = moved.obj_base;
       result = GC_SUCCESS;
     }
   }
@@ -438,7 +697,7 @@ GC_API int GC_move_long_link(void **link, void **new_link) {
 
 /* ---- running finalizers ------------------------------------------------------------ */
 
-GC_API int GC_should_invoke_finalizers(void) { return queue_head != NULL; }
+GC_API int GC_should_invoke_finalizers(void) { return queue_waiting() != 0; }
 
 GC_API int GC_invoke_finalizers(void) {
   if (running_finalizers) return 0;
@@ -452,16 +711,13 @@ GC_API int GC_invoke_finalizers(void) {
     GC_finalization_proc fn = NULL;
     size_t external = 0;
     LOCK();
-    struct fin_entry *e = queue_head;
-    if (e) {
-      queue_head = e->queue_next;
-      if (!queue_head) queue_tail = NULL;
-      queue_length--;
+    if (queue_waiting()) {
+      const struct fin_queued *e = &queue.items[queue.head++];
       obj = e->obj;
       cd = e->cd;
       fn = e->fn;
       external = e->external;
-      meta_free(e, sizeof *e);
+      if (queue.head == queue.count) queue.head = queue.count = 0;
     } else {
       __atomic_store_n(&finalize_pending, false, __ATOMIC_RELAXED);
     }
@@ -486,13 +742,25 @@ void finalize_run_pending(void) {
   }
 }
 
+/* Queue every registered finalizer and run the queue. Short of memory for
+   the queue, a part at a time (the ones registered when it began). */
 GC_API void GC_finalize_all(void) {
   gc_ensure_init();
   LOCK();
-  for (size_t i = 0; i < finalizers.nbuckets; i++) {
-    struct hnode **p = &finalizers.buckets[i];
-    while (*p) enqueue((struct fin_entry *)table_unlink(&finalizers, p));
+  size_t todo = finalizers.count;
+  while (todo && finalizers.count) {
+    size_t n = todo < finalizers.count ? todo : finalizers.count;
+    while (n && !queue_reserve(n)) n /= 2;
+    if (!n) break;
+    for (size_t k = 0; k < n; k++) enqueue_slot(dtab_slot(&finalizers, *dtab_entry(&finalizers, finalizers.count - 1)));
+    todo -= n;
+    if (todo) {
+      UNLOCK();
+      GC_invoke_finalizers();
+      LOCK();
+    }
   }
+  dtab_fit(&finalizers);
   UNLOCK();
   GC_invoke_finalizers();
 }
@@ -511,13 +779,13 @@ GC_API GC_finalizer_notifier_proc GC_get_finalizer_notifier(void) { return GC_fi
 bool finalize_register_external(void *obj, GC_finalization_proc fn, void *cd, size_t bytes) {
   register_finalizer(obj, fn, cd, NULL, NULL, FIN_NO_ORDER);
   LOCK();
-  struct hnode **p = table_find(&finalizers, object_key(obj));
-  if (p) {
-    ((struct fin_entry *)*p)->external = bytes;
-    ((struct fin_entry *)*p)->owns_external = true;
+  struct fin_entry *e = dtab_find(&finalizers, object_key(obj));
+  if (e) {
+    e->external = bytes;
+    e->owns_external = true;
   }
   UNLOCK();
-  return p != NULL;
+  return e != NULL;
 }
 
 /* Change the foreign bytes recorded for obj; returns the previous count, or
@@ -525,11 +793,11 @@ bool finalize_register_external(void *obj, GC_finalization_proc fn, void *cd, si
 size_t finalize_set_external(void *obj, size_t bytes) {
   LOCK();
   /* Keys are bases: bibop_resize_external takes only the object's start. */
-  struct hnode **p = table_find(&finalizers, (uintptr_t)obj);
+  struct fin_entry *e = dtab_find(&finalizers, (uintptr_t)obj);
   size_t old = (size_t)-1;
-  if (p && ((struct fin_entry *)*p)->owns_external) {
-    old = ((struct fin_entry *)*p)->external;
-    ((struct fin_entry *)*p)->external = bytes;
+  if (e && e->owns_external) {
+    old = e->external;
+    e->external = bytes;
   }
   UNLOCK();
   return old;
@@ -537,5 +805,5 @@ size_t finalize_set_external(void *obj, size_t bytes) {
 
 void finalize_dump(FILE *out) {
   fprintf(out, "finalizers registered: %zu, queued: %zu; short links: %zu, long links: %zu\n",
-          finalizers.count, queue_length, short_links.count, long_links.count);
+          finalizers.count, queue_waiting(), short_links.count, long_links.count);
 }

@@ -520,6 +520,30 @@ static inline void *object_base(const void *p) {
   }
 }
 
+/* Whether the object holding p is marked: 1 or 0, and -1 if p is in no
+   object. Only once no parallel phase runs (after mark_finish, every mark
+   is in the bits): finalization's steps after marking ask it of every
+   registered object and link, so it is one descriptor lookup, inline. */
+static inline int object_mark_state(const void *p) {
+  struct block *b = pt_block_of((uintptr_t)p);
+  if (!b) return -1;
+  switch (b->state) {
+    case BLOCK_SMALL: {
+      unsigned i;
+      if (!small_object_start(b, (uintptr_t)p, &i)) return -1;
+      return (int)((b->u.mark[i >> 6] >> (i & 63)) & 1);
+    }
+    case BLOCK_LARGE_TAIL:
+      b = b->head;
+      if (b->state != BLOCK_LARGE) return -1;
+      return b->u.large.marked != 0;
+    case BLOCK_LARGE:
+      return b->u.large.marked != 0;
+    default:
+      return -1;
+  }
+}
+
 /* The size of the object p starts (GC_size): its size class or the large
    object's size; 0 for anything else. */
 static inline size_t object_size(const void *p) {
@@ -897,6 +921,7 @@ BIBOP_INTERNAL void marker_signal_overflow(void);   /* from a mark procedure */
 BIBOP_INTERNAL bool mark_is_marked(const void *obj);
 BIBOP_INTERNAL void mark_set_bit(const void *obj, bool on);
 BIBOP_INTERNAL void mark_from_contents(const void *obj);
+BIBOP_INTERNAL void mark_push_contents(const void *obj);   /* the caller drains */
 BIBOP_INTERNAL void mark_from_contents_except_self(const void *obj);
 
 /* Parallel marking (markers.c). */

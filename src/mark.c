@@ -965,12 +965,20 @@ void mark_set_bit(const void *obj, bool on) {
   else __atomic_fetch_and(word, ~bit, __ATOMIC_RELAXED);
 }
 
-/* Mark everything reachable from obj's contents, not obj itself. */
-void mark_from_contents(const void *obj) {
+/* Push obj's contents, not obj itself, for the caller's mark_drain. obj
+   may be unmarked, so its entry must never be the one overflow drops
+   (recovery rescans only marked objects): a full stack is drained first. */
+void mark_push_contents(const void *obj) {
   struct block *b = pt_block_of((uintptr_t)obj);
   if (!b || gc.kinds[b->kind].pointer_free) return;
+  if (main_marker.top + 1 >= main_marker.limit) marker_drain(&main_marker);
   size_t bytes = b->state == BLOCK_SMALL ? b->obj_bytes : b->u.large.bytes;
   main_marker.top = push(&main_marker, main_marker.top, (char *)obj, descriptor_of(b->kind, bytes));
+}
+
+/* Mark everything reachable from obj's contents, not obj itself. */
+void mark_from_contents(const void *obj) {
+  mark_push_contents(obj);
   marker_drain(&main_marker);
 }
 
@@ -1049,6 +1057,7 @@ void mark_from_contents_except_self(const void *obj) {
   size_t bytes = b->state == BLOCK_SMALL ? b->obj_bytes : b->u.large.bytes;
   GC_word d = descriptor_of(b->kind, bytes);
   if ((d & GC_DS_TAGS) != GC_DS_LENGTH) {
+    marker_drain(&main_marker);   /* what others pushed must not meet obj marked */
     mark_set_bit(obj, true);
     mark_from_contents(obj);
     mark_set_bit(obj, false);
@@ -1056,9 +1065,10 @@ void mark_from_contents_except_self(const void *obj) {
   }
   const uintptr_t lo = (uintptr_t)obj, hi = lo + bytes;
   const uintptr_t *w = obj;
+  /* mark_candidate marks before it pushes: one drain at the end is safe. */
   for (size_t i = 0; i < d / sizeof(uintptr_t); i++) {
     if (w[i] >= lo && w[i] < hi) continue;
     main_marker.top = mark_candidate(&main_marker, main_marker.top, w[i]);
-    marker_drain(&main_marker);
   }
+  marker_drain(&main_marker);
 }
