@@ -85,7 +85,7 @@ static bool track_new_regions(void) {
    pacing runs majors: the foreign memory it must give back usually hangs
    from objects that died old (a minor collection would find none). */
 static bool asked_for(const char *reason) {
-  return strcmp(reason, "allocation") != 0;
+  return strncmp(reason, "allocation", strlen("allocation")) != 0;
 }
 
 bool gen_begin(const char *reason) {
