@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 
@@ -170,6 +171,17 @@ static NOINLINE __attribute__((unused)) void clear_stack(void)
     volatile char buf[64 * 1024];
     memset((char *)buf, 0, sizeof buf);
     __asm__ __volatile__("" : : "r"(buf) : "memory");
+}
+
+/* The process's resident set in bytes (/proc/self/statm). */
+static __attribute__((unused)) size_t resident_bytes(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    CHECK(f != NULL);
+    CHECK(fscanf(f, "%ld %ld", &pages, &resident) == 2);
+    fclose(f);
+    return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
 }
 
 /* Hide a pointer from the conservative scanner (and unhide it). */

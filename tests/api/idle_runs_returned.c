@@ -12,7 +12,6 @@
 #include <gc.h>
 
 #include <stdio.h>
-#include <unistd.h>
 
 #include "check.h"
 
@@ -25,16 +24,6 @@
 struct obj { struct obj *next; size_t tag; size_t check[10]; };
 
 static struct obj **kept;   /* uncollectable array of the survivors */
-
-static size_t resident_bytes(void)
-{
-    long pages = 0, resident = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    CHECK(f != NULL);
-    CHECK(fscanf(f, "%ld %ld", &pages, &resident) == 2);
-    fclose(f);
-    return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
-}
 
 static void fill(struct obj *o, size_t tag)
 {

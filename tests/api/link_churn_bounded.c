@@ -14,7 +14,6 @@
 #include <gc.h>
 
 #include <stdio.h>
-#include <unistd.h>
 
 #include "check.h"
 
@@ -24,16 +23,6 @@
 
 static void **cells;   /* pointer-free: links do not keep their objects */
 static long finalized;
-
-static size_t resident_bytes(void)
-{
-    long pages = 0, resident = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    CHECK(f != NULL);
-    CHECK(fscanf(f, "%ld %ld", &pages, &resident) == 2);
-    fclose(f);
-    return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
-}
 
 static void count_finalized(void *obj, void *cd)
 {
