@@ -21,7 +21,10 @@
  *     written pages of every tracked region (which protects them again), so
  *     a minor collection sees every page written since the previous
  *     collection started. Pages the kernel cannot vouch for (decommitted
- *     and committed again, untracked) count as written.
+ *     and committed again, untracked) count as written, and so do the
+ *     pages of blocks left unprotected because they held no old object
+ *     (collect_region, unprotect_after_major) until a collection protects
+ *     them again.
  *  3. An old object is never freed by a minor collection. Objects are
  *     young for two cycles (age 0, then age 1 after one survival; alloc.c),
  *     so a young object reachable from an old one was stored there after
