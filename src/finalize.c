@@ -15,13 +15,13 @@
  *      finalizer has run (Java-style, whatever GC_java_finalization says);
  *      "unreachable" finalizers are queued only if still unmarked then;
  *   5. long links to objects still unmarked are cleared.
- * Step 3 pushes the contents of all the unreachable finalizable objects and
- * then drains the mark stack once, and step 4 marks all it queued and then
- * drains once: the result (the union of what each one reaches) does not
- * depend on the order, and each step decides before it marks. Per
- * collection, each table is read once in order (the finalizers twice: once
- * among the roots for client data, once after marking); only the entries
- * found unmarked get more work.
+ * Marking is batched, the stack drained every PUSHES_PER_DRAIN pushes, not
+ * once per object: step 3 marks the union of what each object reaches,
+ * whatever the order, and step 4 decides every entry before it marks any.
+ * Per collection the short links are read once, in order, the long links
+ * twice (steps 1 and 5), the finalizers twice (client data among the roots,
+ * then steps 3-4); only the entries found unmarked get more work, and
+ * removed entries go in one pass at the end of a step (DTAB_GONE).
  * Every table is keyed by the object's base (GC_base), whatever pointer into
  * the object the client registered with: a tagged pointer (ECL's conses,
  * start + 1) or any other interior pointer names its object, and a second
