@@ -114,7 +114,7 @@ static bool dtab_resize(struct dtab *t, unsigned bits) {
       meta_free(index, ((size_t)1 << bits) * sizeof *index);
       return false;
     }
-    memcpy(items, t->items, t->count * t->item_size);
+    if (t->count) memcpy(items, t->items, t->count * t->item_size);
   }
   meta_free(t->items, t->cap * t->item_size);
   meta_free(t->index, t->cap ? ((size_t)1 << t->index_bits) * sizeof *t->index : 0);
@@ -287,7 +287,7 @@ static bool queue_reserve(size_t n) {
     while (cap < 2 * need) cap *= 2;
     struct fin_queued *items = meta_alloc(cap * sizeof *items);
     if (items) {
-      memcpy(items, queue.items + queue.head, waiting * sizeof *items);
+      if (waiting) memcpy(items, queue.items + queue.head, waiting * sizeof *items);
       meta_free(queue.items, queue.cap * sizeof *queue.items);
       queue.items = items;
       queue.cap = cap;
@@ -298,7 +298,7 @@ static bool queue_reserve(size_t n) {
     if (need > queue.cap) return false;
     if (queue.count + n <= queue.cap) return true;
   }
-  memmove(queue.items, queue.items + queue.head, waiting * sizeof *queue.items);
+  if (waiting) memmove(queue.items, queue.items + queue.head, waiting * sizeof *queue.items);
   queue.head = 0;
   queue.count = waiting;
   return true;
