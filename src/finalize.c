@@ -15,13 +15,13 @@
  *      finalizer has run (Java-style, whatever GC_java_finalization says);
  *      "unreachable" finalizers are queued only if still unmarked then;
  *   5. long links to objects still unmarked are cleared.
- * Step 3 pushes the contents of all the unreachable finalizable objects and
- * then drains the mark stack once, and step 4 marks all it queued and then
- * drains once: the result (the union of what each one reaches) does not
- * depend on the order, and each step decides before it marks. Per
- * collection, each table is read once in order (the finalizers twice: once
- * among the roots for client data, once after marking); only the entries
- * found unmarked get more work.
+ * Marking is batched, the stack drained every PUSHES_PER_DRAIN pushes, not
+ * once per object: step 3 marks the union of what each object reaches,
+ * whatever the order, and step 4 decides every entry before it marks any.
+ * Per collection the short links are read once, in order, the long links
+ * twice (steps 1 and 5), the finalizers twice (client data among the roots,
+ * then steps 3-4); only the entries found unmarked get more work, and
+ * removed entries go in one pass at the end of a step (DTAB_GONE).
  * Every table is keyed by the object's base (GC_base), whatever pointer into
  * the object the client registered with: a tagged pointer (ECL's conses,
  * start + 1) or any other interior pointer names its object, and a second
@@ -114,7 +114,7 @@ static bool dtab_resize(struct dtab *t, unsigned bits) {
       meta_free(index, ((size_t)1 << bits) * sizeof *index);
       return false;
     }
-    memcpy(items, t->items, t->count * t->item_size);
+    if (t->count) memcpy(items, t->items, t->count * t->item_size);
   }
   meta_free(t->items, t->cap * t->item_size);
   meta_free(t->index, t->cap ? ((size_t)1 << t->index_bits) * sizeof *t->index : 0);
@@ -315,7 +315,7 @@ static bool queue_reserve(size_t n) {
     while (cap < 2 * need) cap *= 2;
     struct fin_queued *items = meta_alloc(cap * sizeof *items);
     if (items) {
-      memcpy(items, queue.items + queue.head, waiting * sizeof *items);
+      if (waiting) memcpy(items, queue.items + queue.head, waiting * sizeof *items);
       meta_free(queue.items, queue.cap * sizeof *queue.items);
       queue.items = items;
       queue.cap = cap;
@@ -326,7 +326,7 @@ static bool queue_reserve(size_t n) {
     if (need > queue.cap) return false;
     if (queue.count + n <= queue.cap) return true;
   }
-  memmove(queue.items, queue.items + queue.head, waiting * sizeof *queue.items);
+  if (waiting) memmove(queue.items, queue.items + queue.head, waiting * sizeof *queue.items);
   queue.head = 0;
   queue.count = waiting;
   return true;
