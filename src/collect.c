@@ -252,6 +252,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   notify(GC_EVENT_PRE_START_WORLD);
   stopworld_start();
   notify(GC_EVENT_POST_START_WORLD);
+  gen_unprotect_after_restart(minor);
 
   notify(GC_EVENT_RECLAIM_START);
   run_hooks(HOOK_WORLD_RESTARTED);   /* disclaim procedures: lock held, world running */
