@@ -7,7 +7,12 @@
  * paces itself (GC_free_space_divisor 30, the same on both, so that a
  * cycle allocates about a tenth of the live heap). Prints the build time,
  * the cycles' wall and CPU time, every collection pause of the cycles
- * (median, 90th percentile, max) and, on bibop, the minor/major split.
+ * (median, 90th percentile, max: from the collection's start event to its
+ * end event, which is what this single-threaded program waits for), the
+ * median time the world was stopped in them (from the pre-stop to the
+ * post-start event: what other threads would wait for) and the median CPU
+ * time of the collecting thread (comparable on a loaded machine), and, on
+ * bibop, the minor/major split.
  * Checks at the end that every node and every stored object is intact.
  * usage: genheap_{bibop,stock} [HEAP_MIB [CYCLES [WRITE_PERMILLE]]] */
 #include "bench_gc.h"
@@ -25,13 +30,28 @@ struct node {
 
 #define MAX_PAUSES 100000
 static uint64_t pause_start, pauses[MAX_PAUSES];
-static size_t npauses;
+static uint64_t stop_start, stopped[MAX_PAUSES];
+static uint64_t cpu_start, cpus[MAX_PAUSES];
+static size_t npauses, nstopped, ncpus;
 static int recording;
 
 static void on_event(GC_EventType e) {
-  if (e == GC_EVENT_START) pause_start = bench_clock_ns(CLOCK_MONOTONIC);
-  else if (e == GC_EVENT_END && recording && npauses < MAX_PAUSES)
+  if (e == GC_EVENT_START) {
+    pause_start = bench_clock_ns(CLOCK_MONOTONIC);
+    cpu_start = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  } else if (e == GC_EVENT_PRE_STOP_WORLD) {
+    stop_start = bench_clock_ns(CLOCK_MONOTONIC);
+  } else if (e == GC_EVENT_POST_START_WORLD && recording && nstopped < MAX_PAUSES) {
+    stopped[nstopped++] = bench_clock_ns(CLOCK_MONOTONIC) - stop_start;
+  } else if (e == GC_EVENT_END && recording && npauses < MAX_PAUSES) {
     pauses[npauses++] = bench_clock_ns(CLOCK_MONOTONIC) - pause_start;
+    cpus[ncpus++] = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
+  }
+}
+
+static double median_ms(uint64_t *samples, size_t n) {
+  qsort(samples, n, sizeof samples[0], bench_cmp_u64);
+  return n ? samples[n / 2] / 1e6 : 0;
 }
 
 static uint64_t mix(uint64_t x) {
@@ -109,13 +129,14 @@ int main(int argc, char **argv) {
   uint64_t seen = verify(root, 0, count);
   if (seen != count) { fprintf(stderr, "tree has %llu nodes\n", (unsigned long long)seen); return 1; }
 
-  qsort(pauses, npauses, sizeof pauses[0], bench_cmp_u64);
-  double med = npauses ? pauses[npauses / 2] / 1e6 : 0, p90 = npauses ? pauses[npauses * 9 / 10] / 1e6 : 0;
+  double med = median_ms(pauses, npauses), p90 = npauses ? pauses[npauses * 9 / 10] / 1e6 : 0;
   double max = npauses ? pauses[npauses - 1] / 1e6 : 0;
   printf("%s heap %zu MiB, %u cycles, %u permille of pages written: build %.2f s; cycles %.2f s wall, "
-         "%.2f s CPU; %zu collections, pause median %.2f ms, p90 %.2f ms, max %.2f ms; heap %zu MiB",
+         "%.2f s CPU; %zu collections, pause median %.2f ms, p90 %.2f ms, max %.2f ms; "
+         "world stopped median %.2f ms (%zu seen); collecting thread CPU median %.2f ms; heap %zu MiB",
          VARIANT, heap_mib, cycles, permille, (t1 - t0) / 1e9, (w1 - w0) / 1e9, (c1 - c0) / 1e9,
-         npauses, med, p90, max, GC_get_heap_size() >> 20);
+         npauses, med, p90, max, median_ms(stopped, nstopped), nstopped, median_ms(cpus, ncpus),
+         GC_get_heap_size() >> 20);
 #if defined(BIBOP)
   struct bibop_generation_stats g;
   bibop_get_generation_stats(&g);

@@ -7,7 +7,9 @@
  * A collection: forget the lists of GC_free'd slots; clear the mark bits of
  * collectable blocks; mark from the roots (mark.c, roots.c) until the mark
  * stack is empty and no overflow is pending; set the bits of every
- * allocation cursor's claimed window again (cursors live on); dead objects of
+ * allocation cursor's claimed window again (cursors live on); the world
+ * restarts (the lock stays held); in generational mode, written blocks
+ * without old objects are left unprotected (generations.c); dead objects of
  * kinds with disclaim procedures are disclaimed (disclaim.c); sweep setup: blocks and large
  * objects with no marks go back to the block pool, every size class's list
  * becomes its lazy-sweep list (full blocks of old objects last, unvisited
@@ -252,6 +254,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   notify(GC_EVENT_PRE_START_WORLD);
   stopworld_start();
   notify(GC_EVENT_POST_START_WORLD);
+  gen_unprotect_after_restart(minor);
 
   notify(GC_EVENT_RECLAIM_START);
   run_hooks(HOOK_WORLD_RESTARTED);   /* disclaim procedures: lock held, world running */

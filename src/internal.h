@@ -212,6 +212,9 @@ struct region_info {
   uint64_t (*remembered)[MARK_WORDS];  /* generational mode: per block, the objects to
                                           scan again while it is in dirty_before
                                           (generations.c) */
+  uint64_t *unprotect_pending;         /* generational mode: the blocks to leave
+                                          unprotected once the world runs again
+                                          (generations.c) */
   bool dirty_tracked;                  /* generational mode: writes to the region are
                                           tracked (generations.c) */
   uint8_t chunk_space[CHUNKS_PER_REGION];   /* heap.c: the space (small blocks or
@@ -798,10 +801,12 @@ BIBOP_INTERNAL bool gc_expand_heap(size_t bytes);
 /* Generational collection (generations.c): at the start of a collection,
    minor or major (true: minor; the world is stopped); after the marks are
    cleared and the markers started, the old objects of written pages are
-   pushed (minor) or the written pages only protected again (major); at
-   the end, the statistics. */
+   pushed (minor) or the written pages only protected again (major); once
+   the world runs again (lock held), the written blocks that hold no old
+   object are unprotected; at the end, the statistics. */
 BIBOP_INTERNAL bool gen_begin(const char *reason);
 BIBOP_INTERNAL void gen_mark_written(bool minor);
+BIBOP_INTERNAL void gen_unprotect_after_restart(bool minor);
 BIBOP_INTERNAL void gen_end(bool minor, uint64_t pause_ns);
 BIBOP_INTERNAL void gc_warn(const char *msg, GC_word arg);
 BIBOP_INTERNAL FILE *gc_log(void);          /* where statistics go */
