@@ -85,19 +85,7 @@ static int volunteer_capacity;
    the phase starts). */
 static int volunteers_offered;
 
-/* Below this much committed heap a collection marks with the collecting
-   thread alone (BIBOP_PARALLEL_MIN_HEAP, bytes with K/M/G; decided per
-   collection): waking helpers, sharing work and folding mark bytes cost
-   more than a second marker saves on a small heap (guile-weak, a 1 MiB
-   live heap in 4 MiB, collected ~800 times: 1.28 s user with one marker
-   against 1.55 s with two, wall 1.33 against 1.58-1.68 s; docs/BENCHMARKS.md
-   "Session 9"). */
-#define PARALLEL_DEFAULT_MIN_HEAP ((size_t)32 << 20)
-static size_t parallel_min_heap = PARALLEL_DEFAULT_MIN_HEAP;
-
 void markers_init(void) {
-  size_t bytes;
-  if (os_env_size("BIBOP_PARALLEL_MIN_HEAP", &bytes)) parallel_min_heap = bytes;
   long n;
   if (!wanted_markers) {
     if (os_env_long("GC_MARKERS", &n) && n > 0) wanted_markers = (unsigned)n;
@@ -363,7 +351,6 @@ void markers_start_phase(struct marker *main) {
   int helpers = (int)wanted_markers - 1 - volunteers;
   if (helpers > helpers_running) helpers = helpers_running;
   if (helpers < 0) helpers = 0;
-  if (arena_committed_bytes() < parallel_min_heap) helpers = volunteers = 0;
   markers_pool_count = 0;
   markers_waiting = 0;
   active_markers = 1;
