@@ -56,6 +56,8 @@ struct uffd_writeprotect_arg { struct uffd_range_arg range; uint64_t mode; };
 
 enum {
   PAGE_CATEGORY_WRITTEN = 1u << 1,
+  PAGE_CATEGORY_PRESENT = 1u << 3,
+  PAGE_CATEGORY_SWAPPED = 1u << 4,
   PM_SCAN_FLAG_WP_MATCHING = 1u << 0,   /* write-protect what is reported */
   PM_SCAN_FLAG_CHECK_WPASYNC = 1u << 1, /* fail (EPERM) on a range not registered async */
 };
@@ -113,7 +115,16 @@ static bool uffd_register(uintptr_t start, size_t bytes) {
 
 /* One PAGEMAP_SCAN call over [start, end): written pages into regions,
    write-protected again. Returns the number of regions, -1 on error;
-   *walk_end is where the kernel stopped. */
+   *walk_end is where the kernel stopped. Only pages that hold something
+   (present or swapped) are asked for: asked for "written" alone, the
+   kernel takes its fast path, which reports every unprotected empty entry
+   of a populated page table as written and protects it with a marker, and
+   a later first write to such a page costs two faults (the page, then the
+   write-protect fault) against one. An empty page holds zeros, nothing to
+   rescan; once written it is present and unprotected, hence reported.
+   Measured on a 64 MiB range with one page per 2 MiB populated, scanned,
+   then every page written: 32,736 faults with the fast path, 16,352
+   without. */
 static long scan_written(uintptr_t start, uintptr_t end, struct pm_page_region *regions,
                          size_t nregions, uintptr_t *walk_end) {
   struct pm_scan_arg arg = {
@@ -121,7 +132,9 @@ static long scan_written(uintptr_t start, uintptr_t end, struct pm_page_region *
     .flags = PM_SCAN_FLAG_WP_MATCHING | PM_SCAN_FLAG_CHECK_WPASYNC,
     .start = start, .end = end,
     .vec = (uintptr_t)regions, .vec_len = nregions,
-    .category_mask = PAGE_CATEGORY_WRITTEN, .return_mask = PAGE_CATEGORY_WRITTEN,
+    .category_mask = PAGE_CATEGORY_WRITTEN,
+    .category_anyof_mask = PAGE_CATEGORY_PRESENT | PAGE_CATEGORY_SWAPPED,
+    .return_mask = PAGE_CATEGORY_WRITTEN,
   };
   long n;
   do n = ioctl(pagemap_fd, PAGEMAP_SCAN_IOCTL, &arg); while (n < 0 && errno == EINTR);

@@ -14,9 +14,12 @@
  *
  * Invariants:
  *  1. From the first collection in generational mode on, every heap region
- *     is registered and protected at the start of some collection (world
- *     stopped) before a minor collection relies on it; a region seen for
- *     the first time makes that collection major.
+ *     is registered at the start of some collection (world stopped), whose
+ *     dirty_collect (invariant 2) finds its populated pages written and
+ *     protects them, before a minor collection relies on it; a region seen
+ *     for the first time makes that collection major. Pages never
+ *     populated are never protected: they hold nothing, and once written
+ *     they read as written (dirty.c).
  *  2. Every collection in generational mode, minor or major, collects the
  *     written pages of every tracked region (which protects them again), so
  *     a minor collection sees every page written since the previous
@@ -60,7 +63,12 @@ static bool remembered_valid;
 static size_t blocks_after_major, blocks_after_last;
 #define OLD_GROWTH_FLOOR_BLOCKS 256   /* 1 MiB */
 
-/* Register and protect regions not tracked yet; true if there was one. A
+/* Register regions not tracked yet; true if there was one. Nothing is
+   protected here: this collection's dirty_collect protects the populated
+   pages, and the fresh ones stay unprotected until written, so a first
+   write to one costs one fault, not two (dirty.c). Protecting whole
+   regions here cost guile-list 60,000 more faults than full collections
+   (223,000 against 164,000), ecl-list 95,000, nix-eval 100,000. A
    region the kernel refuses ends generational mode (with a warning): minor
    collections would have to rescan it whole every time. */
 static bool track_new_regions(void) {
@@ -73,7 +81,7 @@ static bool track_new_regions(void) {
     if (!ri->remembered) ri->remembered = meta_alloc(BLOCKS_PER_REGION * sizeof *ri->remembered);
     if (!ri->unprotect_pending) ri->unprotect_pending = meta_alloc(sizeof dirty_map);
     ri->dirty_tracked = ri->dirty_before && ri->remembered && ri->unprotect_pending &&
-                        dirty_register(ri->base, REGION_BYTES) && dirty_protect(ri->base, REGION_BYTES);
+                        dirty_register(ri->base, REGION_BYTES);
     if (!ri->dirty_tracked) {
       gc_warn("bibop: writes to a heap region (%p) cannot be tracked: generational mode off\n",
               (GC_word)(uintptr_t)ri->base);
