@@ -141,13 +141,35 @@ static void young_record_cursor(struct cursor *c, void *ctx) {
 
 static void for_each_cursor(void (*fn)(struct cursor *c, void *ctx), void *ctx);
 
+/* After marking: per age (AGE0: allocated since the last collection or
+   claimed by a cursor; AGE1: survived one), the bytes in young slots and
+   those of them marked. generations.c decides from them whether
+   survivors of age 0 become old at once. */
+void alloc_young_survival(size_t young_bytes[2], size_t surviving_bytes[2]) {
+  young_bytes[AGE0] = young_bytes[AGE1] = surviving_bytes[AGE0] = surviving_bytes[AGE1] = 0;
+  for (size_t i = 0; i < young_blocks.count; i++) {
+    struct block *b = alloc_young_block(i);
+    uint64_t (*ages)[MARK_WORDS] = young_ages(b, false);
+    if (!ages || b->state != BLOCK_SMALL) continue;
+    for (unsigned a = AGE0; a <= AGE1; a++) {
+      size_t all = 0, marked = 0;
+      for (unsigned w = 0; w < MARK_WORDS; w++) {
+        all += (size_t)bits_set(ages[a][w]);
+        marked += (size_t)bits_set(ages[a][w] & b->u.mark[w]);
+      }
+      young_bytes[a] += all * b->obj_bytes;
+      surviving_bytes[a] += marked * b->obj_bytes;
+    }
+  }
+}
+
 static void young_age(void) {
   size_t kept = 0;
   for (size_t i = 0; i < young_blocks.count; i++) {
     struct block *b = alloc_young_block(i);
     uint64_t (*ages)[MARK_WORDS] = young_ages(b, false);
     if (!ages) continue;
-    bool small = b->state == BLOCK_SMALL && gc.generational;
+    bool small = b->state == BLOCK_SMALL && gc.generational && !gc.promote_survivors;
     for (unsigned w = 0; w < MARK_WORDS; w++) {
       ages[AGE1][w] = small ? ages[AGE0][w] & b->u.mark[w] : 0;
       ages[AGE0][w] = 0;

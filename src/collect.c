@@ -246,6 +246,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   run_hooks(HOOK_MARK_MORE);
   finalize_after_mark();
   run_hooks(HOOK_AFTER_FINALIZE);
+  gen_choose_promotion();
   alloc_after_mark();
   run_hooks(HOOK_DEAD_KNOWN);
   notify(GC_EVENT_MARK_END);

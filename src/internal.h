@@ -712,6 +712,8 @@ struct gc_state {
   bool generational_requested;   /* GC_enable_incremental / BIBOP_GENERATIONAL=1 */
   bool generational_forbidden;   /* BIBOP_GENERATIONAL=0 */
   bool last_was_minor;
+  bool promote_survivors;        /* this collection makes its survivors of age 0 old
+                                    (generations.c, gen_choose_promotion) */
   unsigned long minor_collections, major_collections;
   size_t last_dirty_blocks;      /* blocks a minor collection rescanned */
   uint64_t minor_pause_ns, major_pause_ns, max_minor_pause_ns;
@@ -807,6 +809,7 @@ BIBOP_INTERNAL bool gc_expand_heap(size_t bytes);
 BIBOP_INTERNAL bool gen_begin(const char *reason);
 BIBOP_INTERNAL void gen_mark_written(bool minor);
 BIBOP_INTERNAL void gen_unprotect_after_restart(bool minor);
+BIBOP_INTERNAL void gen_choose_promotion(void);   /* after marking, before alloc_after_mark */
 BIBOP_INTERNAL void gen_end(bool minor, uint64_t pause_ns);
 BIBOP_INTERNAL void gc_warn(const char *msg, GC_word arg);
 BIBOP_INTERNAL FILE *gc_log(void);          /* where statistics go */
@@ -840,6 +843,7 @@ BIBOP_INTERNAL void alloc_forget_block(struct block *b);
    (false: none); lost: a record could not be kept, the next collection
    must be major. */
 BIBOP_INTERNAL size_t alloc_young_count(void);
+BIBOP_INTERNAL void alloc_young_survival(size_t young_bytes[2], size_t surviving_bytes[2]);   /* [age] */
 BIBOP_INTERNAL struct block *alloc_young_block(size_t i);
 BIBOP_INTERNAL bool alloc_young_mask(const struct block *b, uint64_t young[MARK_WORDS]);
 BIBOP_INTERNAL bool alloc_has_young(const struct block *b);   /* on the young list */
