@@ -272,6 +272,8 @@ static size_t collect_region(struct region_info *ri, bool minor) {
   return written;
 }
 
+static size_t written_blocks;   /* in the cycle this collection ends (statistics) */
+
 void gen_mark_written(bool minor) {
   if (!gc.generational) return;
   size_t written = 0;
@@ -279,6 +281,7 @@ void gen_mark_written(bool minor) {
     struct region_info *ri = pt_region_info(pt_heap_region(i));
     if (ri->dirty_tracked) written += collect_region(ri, minor);
   }
+  written_blocks = written;
   if (minor) {
     mark_drain();
     gc.last_dirty_blocks = written;
@@ -387,9 +390,10 @@ void gen_choose_promotion(void) {
   gc.promote_survivors = (young[0] && survived_mostly(young[0], surviving[0])) ||
                          (age1_survive && age1_measured_ago < PROMOTE_MEMORY);
   if (gc.print_stats)
-    fprintf(gc_log(), "bibop: survivors: %zu of %zu KiB of age 0, %zu of %zu KiB of age 1; %s\n",
+    fprintf(gc_log(), "bibop: survivors: %zu of %zu KiB of age 0, %zu of %zu KiB of age 1; %s; "
+            "blocks written in the cycle: %zu\n",
             surviving[0] >> 10, young[0] >> 10, surviving[1] >> 10, young[1] >> 10,
-            gc.promote_survivors ? "all old now" : "those of age 0 now of age 1");
+            gc.promote_survivors ? "all old now" : "those of age 0 now of age 1", written_blocks);
 }
 
 void gen_end(bool minor, uint64_t pause_ns) {
