@@ -11,7 +11,8 @@
  * remembered objects (pages written only in the cycle before the last
  * collection): an old object that shares its young target with another
  * one, which loses it, and an object of age 1 given a young pointer, then
- * left alone once old. bibop only (bibop.h statistics; stock's incremental
+ * left alone once old; and an old object given a chain in a cycle whose
+ * survivors all become old at once, then left alone. bibop only (bibop.h statistics; stock's incremental
  * mode makes read(2) into a protected heap page fail).
  * Usage: api_generational [rounds]. */
 #define GC_THREADS
@@ -246,6 +247,43 @@ static void remembered_scenarios(void) {
   CHECKF(all_minor >= SCENARIOS / 4, "only %d scenarios ran on minor collections", all_minor);
 }
 
+/* ---- survivors made old at once ------------------------------------------ */
+
+/* C: kept nodes survive one collection, then their second: most objects
+   of age 1 survive, so the collection makes every survivor old at once
+   (generations.c, gen_choose_promotion), among them a new chain old h
+   took in that cycle. h's page is not written again, and the next minor
+   collection rescans only pages written in its own cycle: the chain,
+   old now, must still be there. Returns 1 if the scenario ran on minor
+   collections only. */
+#define KEPT_NODES 4096   /* 192 KiB: over the 64 KiB measured at least */
+static struct node **kept;   /* root */
+
+static int promoted_scenario(int i) {
+  struct holder *h = holders[2 * (i * HOLDERS_PER_SCENARIO)];
+  unsigned long before = minors();
+  uint64_t id = take_ids();
+  for (int k = 0; k < KEPT_NODES; k++) kept[k] = new_node(0);
+  collect_by_allocation();   /* the kept nodes of age 1 */
+  give_chain(&h->chain, NULL, id);
+  collect_by_allocation();   /* the kept nodes and the chain old */
+  for (int k = 0; k < KEPT_NODES; k++) kept[k] = NULL;
+  collect_by_allocation();   /* h's page not written in this cycle */
+  collect_by_allocation();   /* freed memory reused */
+  for (int k = 0; k < 2000; k++) (void)new_node(0);
+  check_chain(h->chain, id, "C: an old object given a chain in a cycle whose survivors became old", i);
+  return minors() - before == 4;
+}
+
+static void promoted_scenarios(void) {
+  kept = GC_MALLOC(KEPT_NODES * sizeof *kept);
+  CHECK(kept != NULL);
+  int all_minor = 0;
+  for (int i = 0; i < SCENARIOS; i++) all_minor += promoted_scenario(i);
+  printf("survivors made old: %d of %d scenarios on minor collections only\n", all_minor, SCENARIOS);
+  CHECKF(all_minor >= SCENARIOS / 4, "only %d scenarios ran on minor collections", all_minor);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) rounds = atol(argv[1]);
   check_seed_ = 12345;
@@ -263,6 +301,7 @@ int main(int argc, char **argv) {
   CHECK(GC_is_incremental_mode());
 
   remembered_scenarios();
+  promoted_scenarios();
 
   pthread_t tid[THREADS];
   struct worker w[THREADS];
