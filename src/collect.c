@@ -20,7 +20,7 @@
  * one exceed (roots + 2 x live pointerful + live pointer-free / 4 + live
  * external) divided by the free-space divisor, or if finalizers keep being
  * registered (bdwgc's rule, finalizers_due); otherwise the budget grows by
- * a third, at most 16 MiB a step (bounded by GC_set_max_heap_size).
+ * a third, at most 4 MiB a step (bounded by GC_set_max_heap_size).
  * Invariants: growth made for a
  * request the arena then refuses is taken back (gc_undo_growth), and after
  * each collection the budget is at most BUDGET_SLACK x (blocks in use +
@@ -35,12 +35,18 @@
 #include <stdio.h>
 
 #define MIN_HEAP_GROWTH ((size_t)64 << 10)
-/* The budget grows by a third of itself, at most this much per step
-   (bdwgc's MAXHINCR, 4096 blocks of 4 KiB): several steps may follow each
-   other before a collection is due, so a large heap ends at most one step
-   beyond its need, not a third beyond it (ecl-list peak RSS 1.07 -> 1.01 x
-   stock, guile-list 1.04 -> 0.98 x; the collections stay as many). */
-#define MAX_HEAP_GROWTH_STEP ((size_t)16 << 20)
+/* The budget grows by a third of itself, at most this much per step:
+   several steps may follow each other before a collection is due, so a
+   heap ends at most one step beyond what the pacing rule asks for, not a
+   third beyond it. The step decides how far the last cycle before a
+   program's peak may overshoot, not how often it collects: a collection
+   is due only after min_bytes_allocd anyway. Session 9 took bdwgc's
+   MAXHINCR of LARGE_CONFIG builds, 16 MiB; Debian's libgc1 grows by 8 MiB
+   steps (its GC_PRINT_STATS log: 2048 blocks). Session 10, client suite
+   (same run, bibop / stock peak RSS, collections): ecl-clos 16 MiB 66.0
+   MiB, 59 GCs; 8 MiB 63.7, 61; 4 MiB 55.2, 65; 2 MiB 55.3, 76; 64 KiB
+   52.8, 98; stock 58.4, 66. 4 MiB keeps stock's collection count. */
+#define MAX_HEAP_GROWTH_STEP ((size_t)4 << 20)
 #define MAX_HEAP_GROWTH_UNBOUNDED ((size_t)1 << 40)
 /* How far above one cycle's need (blocks in use + min_bytes_allocd) the
    budget may stay after a collection. Generous: the budget a program's
@@ -296,12 +302,14 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
     fprintf(gc_log(),
             "bibop: GC #%lu (%s%s): %.3f ms, heap %zu KiB (unmapped %zu KiB, budget %zu KiB), "
             "live %zu KiB in %lu objects, "
-            "external live %zu KiB, trigger %zu KiB heap + %zu KiB external\n",
+            "external live %zu KiB, trigger %zu KiB heap + %zu KiB external; "
+            "blocks in use %zu KiB, next due after %zu KiB\n",
             (unsigned long)GC_gc_no, reason, !gc.generational ? "" : minor ? ", minor" : ", major",
             pause / 1e6, arena_committed_bytes() >> 10,
             arena_unmapped_bytes() >> 10, gc.heap_budget >> 10, live >> 10, gc.marked_objects,
             atomic_load(&external_live) >> 10, gc.last_trigger_heap >> 10,
-            gc.last_trigger_external >> 10);
+            gc.last_trigger_external >> 10, (gc.blocks_in_use * BLOCK_BYTES) >> 10,
+            gc.min_bytes_allocd >> 10);
   if (gc.print_stats) mark_print_stats(gc_log());
 }
 
