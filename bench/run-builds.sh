@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# run-builds.sh: one client workload (ecl-weak or guile-weak) on several
-# bibop builds, alternating them round by round, each run from an empty
+# run-builds.sh: one client workload of issue #4 (ecl-weak, ecl-list,
+# ecl-threads, guile-weak, guile-list or guile-parmap) on several bibop
+# builds, alternating them round by round, each run from an empty
 # environment with GC_PRINT_STATS: what run-clients.sh cannot show, two
 # bibop builds side by side (session 9: finalization cost, and trigger
 # rules tried in scratch builds). Prints a line per run, then the medians
@@ -18,9 +19,9 @@ tests=$here/../tests/clients
 rounds=$1 workload=$2
 shift 2
 case $workload in
-  ecl-weak) cmd=(ecl --norc --load "$tests/ecl-weak.lsp" --eval '(quit)') ;;
-  guile-weak) cmd=(guile-3.0 --no-auto-compile -s "$tests/guile-weak.scm") ;;
-  *) echo "unknown workload $workload (ecl-weak, guile-weak)" >&2; exit 2 ;;
+  ecl-weak|ecl-list|ecl-threads) cmd=(ecl --norc --load "$tests/$workload.lsp" --eval '(quit)') ;;
+  guile-weak|guile-list|guile-parmap) cmd=(guile-3.0 --no-auto-compile -s "$tests/$workload.scm") ;;
+  *) echo "unknown workload $workload (ecl-weak, ecl-list, ecl-threads, guile-weak, guile-list, guile-parmap)" >&2; exit 2 ;;
 esac
 builds=()
 for b in "$@"; do

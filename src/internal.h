@@ -241,14 +241,19 @@ BIBOP_INTERNAL extern struct block *pt_table[PT_ENTRIES];
 BIBOP_INTERNAL extern uint64_t pt_bounds;
 
 /* The descriptor of the block containing w, or NULL if w is in no region of
-   ours. Two loads at most: the table entry, then (by the caller) the block. */
-static inline struct block *pt_block_of(uintptr_t w) {
-  uint64_t bounds = __atomic_load_n(&pt_bounds, __ATOMIC_RELAXED);
+   ours. Two loads at most: the table entry, then (by the caller) the block.
+   bounds is pt_bounds as the caller read it (a marker reads it once per
+   drain: the table does not change while the world is stopped). */
+static inline struct block *pt_block_of_within(uintptr_t w, uint64_t bounds) {
   uintptr_t slot = w >> REGION_SHIFT;
   if (slot - (uint32_t)bounds >= (bounds >> 32)) return NULL;
   struct block *blocks = pt_table[slot];
   if (!blocks) return NULL;
   return &blocks[(w >> BLOCK_SHIFT) & (BLOCKS_PER_REGION - 1)];
+}
+
+static inline struct block *pt_block_of(uintptr_t w) {
+  return pt_block_of_within(w, __atomic_load_n(&pt_bounds, __ATOMIC_RELAXED));
 }
 
 static inline struct region_info *pt_region_info(struct block *blocks_base) {
@@ -885,7 +890,6 @@ struct marker {
   bool writes_bits;    /* the collecting thread's: during a parallel phase the
                           only marker that writes small blocks' mark bits (mark.c) */
   struct mark_stats stats;
-  unsigned fifo_head, fifo_count;   /* empty whenever the marker is not draining */
   struct prefetch_slot *fifo;       /* PREFETCH_FIFO_MAX slots of metadata memory:
                                        stale words there are never scanned as roots */
 };
