@@ -302,6 +302,8 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
             atomic_load(&external_live) >> 10, gc.last_trigger_heap >> 10,
             gc.last_trigger_external >> 10);
   if (gc.print_stats) mark_print_stats(gc_log());
+  if (gc.print_stats) stopworld_print_stats(gc_log());
+  if (gc.print_stats) markers_print_stats(gc_log());
 }
 
 /* Spill every callee-saved register into this frame (they may hold the

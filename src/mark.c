@@ -518,7 +518,13 @@ static ALWAYS_INLINE void run(struct marker *m, char *lo, char *hi, const unsign
     top = scan_entry(m, top, e.start, e.descr, mode);
     if ((mode & MODE_PARALLEL) && --until_share_check == 0) {
       until_share_check = SHARE_CHECK_INTERVAL;
-      if (top - m->base > 2 && markers_hungry()) {
+      if (markers_hungry() && (top - m->base + 1) + ahead_count >= 2) {
+        /* A marker following a few chains (lists) holds them in the
+           scan-ahead queue, its stack nearly empty: back on the stack
+           they go, so that half can be shared. Otherwise the other
+           markers of guile-parmap marked nothing in most collections. */
+        for (; ahead_count; ahead_count--, ahead_head = (ahead_head + 1) & (SCAN_AHEAD_MAX - 1))
+          top = push(m, top, ahead[ahead_head].start, ahead[ahead_head].descr);
         m->top = top;
         markers_share(m);
         top = m->top;
@@ -587,10 +593,17 @@ void mark_push_range(const void *lo, const void *hi) {
   main_marker.top = push(&main_marker, main_marker.top, (char *)a, (GC_word)(z - a) & ~(GC_word)GC_DS_TAGS);
 }
 
-/* Roots are scanned one piece at a time with the stack drained after each,
-   so a root range is never the entry that gets dropped on overflow. With
-   any_interior, the root words themselves (not what they lead to) keep
-   objects by interior pointers whatever GC_all_interior_pointers says. */
+/* Roots are scanned one piece at a time, so a root range is never the
+   entry that gets dropped on overflow. With any_interior, the root words
+   themselves (not what they lead to) keep objects by interior pointers
+   whatever GC_all_interior_pointers says.
+   Alone, the marker drains its stack after each piece. With other markers
+   it lets the objects the roots lead to pile up (up to ROOTS_PILE_ENTRIES)
+   and drains them with the rest, so that the others can take a share: when
+   each of a few threads' stacks holds the head of a long list (ecl-threads,
+   guile-parmap), draining after each piece followed one list to its end
+   before the next stack was even read, and the others had nothing to do. */
+#define ROOTS_PILE_ENTRIES ((size_t)1 << 14)
 static void mark_root_words(const void *lo, const void *hi, bool any_interior) {
   struct marker *m = &main_marker;
   uintptr_t a = ((uintptr_t)lo + sizeof(void *) - 1) & ~(uintptr_t)(sizeof(void *) - 1);
@@ -600,7 +613,7 @@ static void mark_root_words(const void *lo, const void *hi, bool any_interior) {
     m->any_interior = any_interior;
     marker_run(m, (char *)a, (char *)piece);
     m->any_interior = false;
-    marker_drain(m);
+    if (!m->parallel || (size_t)(m->top + 1 - m->base) > ROOTS_PILE_ENTRIES) marker_drain(m);
     a = piece;
   }
 }
