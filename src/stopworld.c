@@ -86,7 +86,14 @@ static sigset_t wait_mask;              /* everything blocked but the restart si
 static struct {
   unsigned signalled, parked, volunteers_polling, restart_late;
   uint64_t settle_ns, stop_begin_ns, stopped_ns, restart_begin_ns, restarted_ns;
+  uint64_t stopped_cpu_ns, restart_cpu_ns;   /* the collecting thread's CPU time then */
 } last;
+
+static uint64_t thread_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* Add glibc's cancellation signal to a mask the kernel will use. */
 static void mask_add_cancel(sigset_t *set) {
@@ -337,10 +344,12 @@ void stopworld_stop(void) {
   last.signalled = (unsigned)signalled;
   last.parked = (unsigned)parked;
   last.stopped_ns = os_now_ns();
+  if (gc.print_stats) last.stopped_cpu_ns = thread_cpu_ns();
 }
 
 void stopworld_start(void) {
   last.restart_begin_ns = os_now_ns();
+  if (gc.print_stats) last.restart_cpu_ns = thread_cpu_ns();
   unsigned long epoch = stop_epoch;
   __atomic_store_n(&open_epoch, 0, __ATOMIC_SEQ_CST);
   markers_stop_closed();
@@ -359,10 +368,12 @@ void stopworld_start(void) {
 
 void stopworld_print_stats(FILE *out) {
   fprintf(out,
-          "bibop: world: stop %.3f ms (%u signalled, %u parked in the lock), stopped %.3f ms, "
+          "bibop: world: stop %.3f ms (%u signalled, %u parked in the lock), stopped %.3f ms "
+          "(collecting thread's CPU %.3f ms), "
           "restart %.3f ms (%u still polling); at this stop %u had not left the last, waited %.3f ms\n",
           (last.stopped_ns - last.stop_begin_ns) / 1e6, last.signalled, last.parked,
           (last.restart_begin_ns - last.stopped_ns) / 1e6,
+          (last.restart_cpu_ns - last.stopped_cpu_ns) / 1e6,
           (last.restarted_ns - last.restart_begin_ns) / 1e6, last.volunteers_polling, last.restart_late,
           last.settle_ns / 1e6);
 }
