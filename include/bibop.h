@@ -193,6 +193,16 @@ struct bibop_marker_counts {
 };
 BIBOP_API void bibop_get_marker_counts(struct bibop_marker_counts *out);
 
+/* The last collection's marking: the objects marked, and how many of them
+   the markers other than the collecting thread's (helpers, volunteers)
+   marked. */
+struct bibop_marked_share {
+  unsigned long gc_no;              /* collections so far (0: none yet) */
+  unsigned long long objects;       /* marked in the last collection */
+  unsigned long long by_others;     /* of which by the other markers */
+};
+BIBOP_API void bibop_get_marked_share(struct bibop_marked_share *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -311,6 +311,8 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
             gc.last_trigger_external >> 10, (gc.blocks_in_use * BLOCK_BYTES) >> 10,
             gc.min_bytes_allocd >> 10);
   if (gc.print_stats) mark_print_stats(gc_log());
+  if (gc.print_stats) stopworld_print_stats(gc_log());
+  if (gc.print_stats) markers_print_stats(gc_log());
 }
 
 /* Spill every callee-saved register into this frame (they may hold the

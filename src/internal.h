@@ -654,6 +654,7 @@ BIBOP_INTERNAL void stopworld_suspend_one(struct gc_thread *t);   /* GC_suspend_
 BIBOP_INTERNAL void stopworld_resume_one(struct gc_thread *t);    /* GC_resume_thread */
 BIBOP_INTERNAL int stopworld_suspend_signal(void);
 BIBOP_INTERNAL int stopworld_restart_signal(void);
+BIBOP_INTERNAL void stopworld_print_stats(FILE *out);   /* the last stop and restart */
 
 /* ---- marking statistics (mark.c, markers.c) ---------------------------------- */
 
@@ -948,6 +949,7 @@ BIBOP_INTERNAL void markers_add_stats(struct mark_stats *sum);  /* and reset the
 BIBOP_INTERNAL void mark_print_stats(FILE *out);   /* GC_PRINT_STATS: the last marking */
 BIBOP_INTERNAL void mark_stats_add(struct mark_stats *sum, struct mark_stats *one); /* resets one */
 BIBOP_INTERNAL void markers_after_fork(void);
+BIBOP_INTERNAL void markers_print_stats(FILE *out);   /* the last phase's markers */
 BIBOP_INTERNAL void markers_count_phase(void);   /* who joined: bibop_get_marker_counts */
 BIBOP_INTERNAL bool markers_volunteer_offer(unsigned long *generation);
 BIBOP_INTERNAL void markers_stop_closed(void);

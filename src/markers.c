@@ -20,7 +20,8 @@
  *
  * Balancing: each marker drains its own stack; a marker that finds others
  * idle and the shared pool empty moves the older half of its stack into the
- * pool (older entries tend to root larger subgraphs). Idle markers take
+ * pool (older entries tend to root larger subgraphs), its scan-ahead queue
+ * put back on the stack first (mark.c). Idle markers take
  * entries from the pool. The phase ends when no joined marker is active and
  * the pool is empty; then every marker takes a share of the fold of mark
  * bytes into bits. The collector's marker sets small objects' mark bits,
@@ -407,13 +408,22 @@ bool markers_overflowed(void) {
   return any;
 }
 
+/* Objects the other markers marked in the last phase (GC_PRINT_STATS). */
+static unsigned long last_others_marked;
+
 unsigned long markers_marked_objects(void) {
   unsigned long n = 0;
   for (int i = 0; i < OTHER_MARKERS; i++) {
     n += other_marker(i)->marked;
     other_marker(i)->marked = 0;
   }
+  last_others_marked = n;
   return n;
+}
+
+void markers_print_stats(FILE *out) {
+  fprintf(out, "bibop: markers: %u helpers, %u volunteers joined; they marked %lu objects\n",
+          counts.helpers, counts.volunteers, last_others_marked);
 }
 
 void markers_add_stats(struct mark_stats *sum) {
@@ -443,6 +453,16 @@ BIBOP_API void bibop_get_marker_counts(struct bibop_marker_counts *out) {
   LOCK();
   *out = counts;
   out->gc_no = (unsigned long)GC_gc_no;
+  UNLOCK();
+}
+
+BIBOP_API void bibop_get_marked_share(struct bibop_marked_share *out) {
+  if (!out) return;
+  gc_ensure_init();
+  LOCK();
+  out->gc_no = (unsigned long)GC_gc_no;
+  out->objects = gc.marked_objects;
+  out->by_others = last_others_marked;
   UNLOCK();
 }
 
