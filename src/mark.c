@@ -449,8 +449,6 @@ static ALWAYS_INLINE struct mark_entry *scan_entry(struct marker *m, struct mark
 /* Procedures and per-object descriptors: rare, out of line, no FIFO. */
 static struct mark_entry *scan_indirect(struct marker *m, struct mark_entry *top, char *start,
                                         GC_word descr) {
-  unsigned mode = (m->parallel ? MODE_PARALLEL : 0) | (pagehash_enabled ? MODE_HASH : 0);
-  struct drain d = drain_begin(m);
   if ((descr & GC_DS_TAGS) == GC_DS_PROC) {
     unsigned index = (unsigned)(descr >> GC_DS_TAG_BITS) & ((1u << GC_LOG_MAX_MARK_PROCS) - 1);
     GC_word env = descr >> (GC_DS_TAG_BITS + GC_LOG_MAX_MARK_PROCS);
@@ -490,19 +488,17 @@ static struct mark_entry *scan_indirect(struct marker *m, struct mark_entry *top
     default:
       return top;                             /* no descriptor chains */
   }
+  unsigned mode = (m->parallel ? MODE_PARALLEL : 0) | (pagehash_enabled ? MODE_HASH : 0);
+  struct drain d = drain_begin(m);
   return scan_entry(m, top, start, real, mode, &d);
 }
 
-/* The marking loop: scan the top entry, whose candidates go through the
-   prefetch FIFO; when the stack runs dry, let the FIFO's entries out (each
-   may push an object). With [lo, hi) given instead, scan those root words
-   and empty the FIFO, so that the marker's any_interior applies to them. */
 /* A chain. A marker with one entry in hand (stack, FIFO and scan-ahead
    queue together) is following a single chain, typically a linked list:
    each object leads to one more, whose address is known only once the
    current object is read, so the queues have nothing to overlap and only
    cost instructions, more than the cell's own marking (callgrind, 16-byte
-   cells: 170 instructions per cell with them, 110 without). The entry goes
+   cells: 170 instructions per cell with them, 105 without). The entry goes
    back on the stack and the chain is followed without either queue until
    an object leads to two or more. Measured with 16-byte cells on the loaded
    2-core VM (GC_MARKERS=1, same runs): one list of 6 M cells in allocation
@@ -511,14 +507,13 @@ static struct mark_entry *scan_indirect(struct marker *m, struct mark_entry *top
    entries in hand for chains) were slower than through the queues, by
    15-25% with their cells interleaved and 10% with them scattered (the
    queues advance the three together, so their misses overlap and the
-   lines they share are read once). */
-
-/* Follow the chain whose object is the stack's only entry until an object
-   leads to no other or to several. A loop of its own, out of line (one
-   copy per mode, as run()), so that its few variables stay in registers:
-   inside run() the queues' indices crowded them out (30 more instructions
-   per list cell). No sharing with other markers: one chain cannot be
-   split. */
+   lines they share are read once).
+   follow_chain follows the chain whose object is the stack's only entry
+   until an object leads to no other or to several. A loop of its own, out
+   of line (one copy per mode, as run()), so that its few variables stay in
+   registers: inside run() the queues' indices crowded them out (30 more
+   instructions per list cell). No sharing with other markers: one chain
+   cannot be split. */
 static ALWAYS_INLINE struct mark_entry *follow_chain(struct marker *m, struct mark_entry *top,
                                                      const struct drain *in_run,
                                                      const unsigned mode) {
@@ -566,6 +561,10 @@ static ALWAYS_INLINE struct mark_entry *requeue_ahead(struct marker *m, struct m
   return top;
 }
 
+/* The marking loop: scan the top entry, whose candidates go through the
+   prefetch FIFO; when the stack runs dry, let the FIFO's entries out (each
+   may push an object). With [lo, hi) given instead, scan those root words
+   and empty the FIFO, so that the marker's any_interior applies to them. */
 static ALWAYS_INLINE void run(struct marker *m, char *lo, char *hi, const unsigned mode) {
   current_marker = m;
   struct mark_entry *top = m->top;
