@@ -40,7 +40,11 @@
 #   defaults: 3 ./build, all fifteen workloads; "issue4" stands for the
 #   first six, "suite" for all.  RUN_TIMEOUT (seconds, default 300) bounds
 #   a run.  BIBOP_ENV="NAME=VALUE ..." is added to bibop's runs only (each
-#   run starts from an empty environment).
+#   run starts from an empty environment).  PROFILE=1 adds one run of each
+#   workload per side under `perf record` (software clock) and a second
+#   table: the share of the CPU samples spent in libgc.so.1 on each side,
+#   and what that share bounds: if bibop's collector cost nothing, the
+#   CPU ratio could not go below 1 - stock's share.
 # Needs guile-3.0 (+ guild from guile-3.0-dev), ecl, gcc, nix-bin, neko,
 # asymptote, w3m, /usr/bin/time, awk, coreutils (scripts/install-deps.sh).
 # Timings are noisy on a shared machine: the load average before and after
@@ -165,6 +169,9 @@ side_env() {
   return 0
 }
 
+# The command every run is prefixed with (PROFILE's perf record).
+run_wrapper=()
+
 # run_one SIDE WORKLOAD TAG [EXTRA_ENV...]: runs the workload in a fresh
 # $run_dir; stdout, then "file NAME SHA256" for each product (date lines
 # removed), to $work/TAG.out; stderr to $work/TAG.err; "wall_s maxrss_kib
@@ -177,7 +184,7 @@ run_one() {
   mapfile -t envs < <(side_env "$side")
   rm -rf "$run_dir" && mkdir -p "$run_dir"
   (cd "$run_dir" && env -i PATH="$PATH" "${envs[@]}" "$@" /usr/bin/time -f '%e %M %U %S' -o "$work/$tag.time" \
-    timeout -k 10 "$RUN_TIMEOUT" "${cmd[@]}" </dev/null >"$work/$tag.out" 2>"$work/$tag.err")
+    timeout -k 10 "$RUN_TIMEOUT" "${run_wrapper[@]}" "${cmd[@]}" </dev/null >"$work/$tag.out" 2>"$work/$tag.err")
   rc=$?
   for f in $(products_of "$wl"); do
     if [[ -f $run_dir/$f ]]; then
@@ -297,6 +304,32 @@ for wl in "${workloads[@]}"; do
     echo "done" >&2
   done
 done
+# PROFILE=1: the collector's share of each side's CPU samples, one run each.
+: >"$work/shares"   # "workload side gc_samples all_samples"
+if [[ ${PROFILE:-0} == 1 ]]; then
+  command -v perf >/dev/null || { echo "PROFILE=1 needs perf (linux-perf)" >&2; exit 2; }
+  for wl in "${workloads[@]}"; do
+    for side in stock bibop; do
+      tag="$wl.$side.profile"
+      printf 'profile: %-13s %-5s ... ' "$wl" "$side" >&2
+      run_wrapper=(perf record -q -F 999 -o "$work/$tag.perf" --)
+      run_one "$side" "$wl" "$tag"
+      rc=$?
+      run_wrapper=()
+      if [[ $rc -ne 0 ]]; then
+        run_failed "$wl" "$tag" "exit $rc"
+        continue
+      fi
+      perf report -i "$work/$tag.perf" --stdio --no-children --sort dso -n 2>/dev/null |
+        awk -v w="$wl" -v s="$side" '
+          /^#/ || NF < 3 { next }
+          { all += $2; if ($3 ~ /^libgc\.so/) gc += $2 }
+          END { print w, s, gc + 0, all + 0 }' >>"$work/shares"
+      rm -f "$work/$tag.perf"
+      echo "done" >&2
+    done
+  done
+fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 elapsed=$(($(date +%s) - started))
 
@@ -342,5 +375,17 @@ awk -v list="${workloads[*]}" '
              m, nw, gt, gc, gr, (gt <= 0.8 ? "time met" : "time MISSED"), (gr <= 0.9 ? "RSS met" : "RSS MISSED")
     }
   }' "$work/results" "$work/gcstats" "$work/failures"
+if [[ -s $work/shares ]]; then
+  echo
+  echo "Collector share (PROFILE=1, one run per side under perf record: CPU samples in libgc.so.1 over all of the run's samples, children included):"
+  echo
+  echo "| workload | libgc1's collector share | bibop's collector share | samples libgc1 / bibop | CPU ratio if bibop's collector cost nothing |"
+  echo "|---|--:|--:|--:|--:|"
+  awk '{ gc[$1, $2] = $3; all[$1, $2] = $4; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
+    END { for (i = 1; i <= n; i++) { w = order[i]
+      if (!all[w, "stock"] || !all[w, "bibop"]) continue
+      printf "| %s | %.1f%% | %.1f%% | %d / %d | %.2f |\n", w, 100 * gc[w, "stock"] / all[w, "stock"],
+             100 * gc[w, "bibop"] / all[w, "bibop"], all[w, "stock"], all[w, "bibop"], 1 - gc[w, "stock"] / all[w, "stock"] } }' "$work/shares"
+fi
 [[ -z $kept ]] || echo "The failed or differing runs' stdout and stderr: $kept" >&2
 exit $failed
