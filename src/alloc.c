@@ -504,8 +504,14 @@ static void *alloc_many(size_t lb, int kind) {
      current block, freed slots, the sweep list): never a new block. The
      list is built under the lock: only the cursor's current window stays
      claimed through a collection, so the slots of the windows before it
-     must be reachable (linked) before any collection can run. */
-  void *list = NULL;
+     must be reachable (linked) before any collection can run. The list
+     runs in address order, as bdwgc's free lists do: the client takes
+     its objects from the front, so consecutive allocations ascend.
+     Linked the other way round (each slot pushed on the front), Nix's
+     values came out in descending order and nix-eval took 5-6% more CPU
+     time (6 alternating runs: 3.11-3.38 s against 3.00-3.16; Guile's
+     workloads, the other client of GC_malloc_many, unchanged). */
+  void *list = NULL, **tail = (void **)&list;
   size_t slots = 0, want = BLOCK_BYTES / bytes;
   unsigned windows = 0;
   do {
@@ -514,10 +520,11 @@ static void *alloc_many(size_t lb, int kind) {
     while (taken.bits) {
       void **p = cursor_pop(&taken, bytes);
       if (gc.kinds[kind].zero_on_alloc) zero_object(p, bytes);
-      *p = list;
-      list = p;
+      *tail = p;
+      tail = p;
       slots++;
     }
+    *tail = NULL;
   } while (++windows < MARK_WORDS && slots < want && refill(c, kind, (unsigned)g));
   UNLOCK();
   return list;
