@@ -400,9 +400,12 @@ bool gc_collect_if_due(void) {
    due; the longer a cycle, the more blocks each size class fills before
    the collection, whose survivors keep them all in use (its 32-byte class:
    461 blocks 15% full), so the budget went 4.6 -> 6.2 MiB and peak RSS to
-   16.1 MiB against stock's 13.8-15.6. bdwgc has the same limit in a
-   stricter form: once a collection is due it splits no free block larger
-   than needed (GC_allochblk), and collects instead. Session 11, one run
+   16.1 MiB against stock's 13.8-15.6. The rule is bibop's: bdwgc
+   grows its heap as the budget grows, and once a collection is due it
+   keeps only enough large free blocks for its large objects (its split
+   limit), so a heap with much free memory is used whole first
+   (api.overdue_collects: 40 MiB between two collections on stock, 1 MiB
+   here, 9.6 MiB before). Session 11, one run
    each (guile-interp RSS / collections / CPU s; ecl-clos RSS /
    collections): no limit 16.1 / 566 / 3.24, 55.5 / 65; 3 x 16.0 / 526 /
    3.20; 2 x 14.4 / 755 / 3.60, 55.6 / 69; 1.5 x 14.1 / 1043 / 4.04, 57.2
