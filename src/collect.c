@@ -27,8 +27,8 @@
  * one cycle's allocation), never below what the client asked for
  * (GC_INITIAL_HEAP_SIZE, GC_expand_hp): one huge request or one large
  * object that died cannot keep collections away for good. Nor can the
- * budget's room once a collection is overdue (collection_overdue): twice
- * the allocation that makes one due, full-only mode. The budget is
+ * free slots of partly used blocks lengthen a cycle beyond the budget's
+ * room (collection_overdue, full-only mode). The budget is
  * not the heap size: GC_get_heap_size is the committed memory (arena.c).
  * Chunks that stay free for GC_UNMAP_THRESHOLD collections are decommitted.
  */
@@ -72,6 +72,7 @@ static size_t finalizers_after_last_gc;   /* finalize_registered() right after i
 static size_t finalized_credit;
 static bool finalization_progress[2];     /* the last two collections queued some */
 static GC_word non_gc_bytes_at_gc;        /* GC_non_gc_bytes after the last collection */
+static size_t blocks_in_use_after_gc;     /* gc.blocks_in_use after the last collection */
 
 static void note_finalization(void) {
   finalizers_after_last_gc = finalize_registered();
@@ -282,6 +283,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   update_pacing();
   size_t live = gc.live_ptr_bytes + gc.live_atomic_bytes;
   follow_live_heap();
+  blocks_in_use_after_gc = gc.blocks_in_use;
   if (gc.unmap_threshold) {
     arena_decommit_idle(GC_gc_no, gc.unmap_threshold);
     arena_decommit_surplus(free_chunks_the_budget_allows());
@@ -390,33 +392,38 @@ bool gc_collect_if_due(void) {
   return true;
 }
 
-/* A collection is overdue once the program has allocated this many times
-   what makes one due (min_bytes_allocd): from then on a new block waits
-   for a collection even if the budget has room. The budget only ratchets
-   up (a third at a time, and a collection that leaves most blocks in use
-   but sparse grows it at the next block), and its room let a cycle run
-   on: with link tables as bdwgc's (finalize.c), guile-interp
-   collected only when the budget was full, after 2.5-3.9 MiB for 1.1 MiB
-   due; the longer a cycle, the more blocks each size class fills before
-   the collection, whose survivors keep them all in use (its 32-byte class:
-   461 blocks 15% full), so the budget went 4.6 -> 6.2 MiB and peak RSS to
-   16.1 MiB against stock's 13.8-15.6. The rule is bibop's: bdwgc
-   grows its heap as the budget grows, and once a collection is due it
-   keeps only enough large free blocks for its large objects (its split
-   limit), so a heap with much free memory is used whole first
-   (api.overdue_collects: 40 MiB between two collections on stock, 1 MiB
-   here, 9.6 MiB before). Session 11, one run
-   each (guile-interp RSS / collections / CPU s; ecl-clos RSS /
-   collections): no limit 16.1 / 566 / 3.24, 55.5 / 65; 3 x 16.0 / 526 /
-   3.20; 2 x 14.4 / 755 / 3.60, 55.6 / 69; 1.5 x 14.1 / 1043 / 4.04, 57.2
-   / 78; stock 13.8-15.5 / 642-892 / 3.44-3.68, 58.5 / 68. Not below
-   the heap the client asked for (GC_INITIAL_HEAP_SIZE, GC_expand_hp: bdwgc
-   splits freely below it too), and not in generational mode, whose minor
-   collections have their own pacing (generations.c). */
+/* The budget counts blocks, but a cycle also allocates into the free slots
+   that the last collection left in partly used blocks, which the budget
+   counts as full: so a cycle ran on until its new blocks had filled the
+   budget's room, whatever it had already put in free slots. With link
+   tables as bdwgc's (finalize.c), guile-interp collected only when the
+   budget was full, after 2.5-3.9 MiB for 1.1 MiB due; the longer a cycle,
+   the more blocks each size class fills before the collection, whose
+   survivors keep them all in use (its 32-byte class: 461 blocks 15% full),
+   so the budget went 4.6 -> 6.2 MiB and peak RSS to 16.1 MiB against
+   stock's 13.5-15.8. So a collection is overdue, and a new block waits for
+   it, once the cycle has allocated the budget's room after the last
+   collection, or OVERDUE_FACTOR times what makes one due if that is more:
+   the free slots no longer lengthen the cycle. A budget with room and
+   blocks without free slots (GCBench: 27 MiB for 8 MiB live) is used
+   whole, as before and as on stock, whose cycle is as long as its free
+   heap (api.overdue_collects: 24.4 MiB between two collections before,
+   17.4 now, stock 17.6). Session 11, one run each (guile-interp RSS /
+   collections / CPU s; ecl-clos RSS / collections), with the factor alone,
+   before the room was taken into account: no limit 16.1 / 566 / 3.24, 55.5
+   / 65; 3 x 16.0 / 526 / 3.20; 2 x 14.4 / 755 / 3.60, 55.6 / 69; 1.5 x
+   14.1 / 1043 / 4.04, 57.2 / 78; stock 13.8-15.5 / 642-892 / 3.44-3.68,
+   58.5 / 68 (but GCBench 35 -> 78 collections: the room is why it is
+   taken into account). Not below the heap the client asked for
+   (GC_INITIAL_HEAP_SIZE, GC_expand_hp), and not in generational mode,
+   whose minor collections have their own pacing (generations.c). */
 #define OVERDUE_FACTOR 2
 
 static bool collection_overdue(size_t since) {
   if (gc.generational || gc.blocks_in_use * BLOCK_BYTES < gc.requested_heap) return false;
+  size_t in_use = blocks_in_use_after_gc * BLOCK_BYTES;
+  size_t room = gc.heap_budget > in_use ? gc.heap_budget - in_use : 0;
+  if (since < room) return false;
   return since / OVERDUE_FACTOR >= gc.min_bytes_allocd;
 }
 
