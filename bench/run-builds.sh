@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run-builds.sh: one client workload of issue #4 (ecl-weak, ecl-list,
-# ecl-threads, guile-weak, guile-list or guile-parmap) on several bibop
+# ecl-threads, guile-weak, guile-list or guile-parmap; or the suite's
+# guile-interp and ecl-clos) on several bibop
 # builds, alternating them round by round, each run from an empty
 # environment with GC_PRINT_STATS: what run-clients.sh cannot show, two
 # bibop builds side by side (session 9: finalization cost, and trigger
@@ -21,7 +22,9 @@ shift 2
 case $workload in
   ecl-weak|ecl-list|ecl-threads) cmd=(ecl --norc --load "$tests/$workload.lsp" --eval '(quit)') ;;
   guile-weak|guile-list|guile-parmap) cmd=(guile-3.0 --no-auto-compile -s "$tests/$workload.scm") ;;
-  *) echo "unknown workload $workload (ecl-weak, ecl-list, ecl-threads, guile-weak, guile-list, guile-parmap)" >&2; exit 2 ;;
+  guile-interp) cmd=(guile-3.0 --no-auto-compile -s "$here/clients/guile-interp.scm") ;;
+  ecl-clos) cmd=(ecl --norc --load "$here/clients/ecl-clos.lsp" --eval '(quit)') ;;
+  *) echo "unknown workload $workload (ecl-weak, ecl-list, ecl-threads, ecl-clos, guile-weak, guile-list, guile-parmap, guile-interp)" >&2; exit 2 ;;
 esac
 builds=()
 for b in "$@"; do
@@ -42,7 +45,7 @@ for ((r = 1; r <= rounds; r++)); do
 import re, sys
 pauses, marks = [], 0.0
 for l in open(sys.argv[1]):
-    m = re.search(r'bibop: GC #\d+ \(\w+\): ([0-9.]+) ms', l)
+    m = re.search(r'bibop: GC #\d+ \([^)]*\): ([0-9.]+) ms', l)
     if m: pauses.append(float(m.group(1)))
     m = re.search(r'bibop: mark: .*?KiB, ([0-9.]+) ms', l)
     if m: marks += float(m.group(1))

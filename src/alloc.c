@@ -344,7 +344,7 @@ static struct cursor *ready_cursor_locked(int kind, unsigned granules) {
     struct cursor *c = cursor_for_locked(kind, granules);
     if (c->bits || refill(c, kind, granules)) return c;
     size_t budget_before = gc.heap_budget;
-    if (gc.blocks_in_use + 1 > gc.heap_budget / BLOCK_BYTES && !gc_make_room(1)) return NULL;
+    if (!gc_make_room(1)) return NULL;
     /* gc_make_room may have collected: cursors were dropped and the size
        class has a new sweep list; try it before taking a new block. */
     c = cursor_for_locked(kind, granules);
@@ -392,7 +392,7 @@ void *alloc_large(int kind, size_t lb) {
   size_t nblocks = (bytes + BLOCK_BYTES - 1) >> BLOCK_SHIFT;
   LOCK();
   size_t budget_before = gc.heap_budget;
-  if (gc.blocks_in_use + nblocks > gc.heap_budget / BLOCK_BYTES && !gc_make_room(nblocks)) {
+  if (!gc_make_room(nblocks)) {
     UNLOCK();
     return alloc_out_of_memory(lb);
   }

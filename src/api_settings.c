@@ -81,7 +81,7 @@ GC_API void GC_set_warn_proc(GC_warn_proc proc) {
   gc.warn_proc = proc ? proc : gc_default_warn_proc;
   UNLOCK();
 }
-GC_API GC_warn_proc GC_get_warn_proc(void) { return gc.warn_proc; }
+GC_API GC_warn_proc GC_get_warn_proc(void) { return gc.warn_proc ? gc.warn_proc : gc_default_warn_proc; }
 
 GC_API void GC_set_abort_func(GC_abort_func fn) { GC_on_abort = fn ? fn : gc_default_abort_func; }
 GC_API GC_abort_func GC_get_abort_func(void) { return GC_on_abort; }

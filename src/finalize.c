@@ -43,8 +43,9 @@
 /* A table's entries lie dense in one array, items[0, count), each beginning
    with its key (never 0), so a walk reads memory in order and meets no
    hole; a removal moves the last entry into the hole. Beside them, an
-   index by key: open addressing with linear probing over 4/3 * cap slots
-   (at most three quarters full), each slot holding an entry's number + 1
+   index by key: open addressing with linear probing over 2 * cap slots
+   (at most half full; cap a power of two, as bdwgc's table sizes), each
+   slot holding an entry's number + 1
    (0: empty) and the upper half of its key's hash, which gives the home
    slot and filters probes without reading entries. Arrays above 64 KiB are mappings of their
    own (meta.c), so a table that shrinks gives its memory back: ECL's weak
@@ -62,7 +63,9 @@ struct dtab {
 #define DTAB_MIN_BITS 6
 #define DTAB_MAX_BITS 32   /* entry numbers + 1 fit 32 bits */
 
-static inline size_t dtab_cap_of(unsigned bits) { return bits ? ((size_t)3 << bits) / 4 : 0; }
+/* 2^(bits-1) entries: a power of two, so that a table collects when it is
+   full at bdwgc's sizes (below). */
+static inline size_t dtab_cap_of(unsigned bits) { return bits ? (size_t)1 << (bits - 1) : 0; }
 
 static inline uintptr_t *dtab_entry(const struct dtab *t, size_t i) {
   return (uintptr_t *)(t->items + i * t->item_size);
@@ -141,22 +144,29 @@ static void *dtab_insert(struct dtab *t, uintptr_t key) {
   return e;
 }
 
-/* bdwgc's rule before a finalizer or link table grows past 4,096 slots: a
-   collection first (the program registers one per weak key or finalized
-   object, and most may be dead), and growth only if the table is still
-   more than four fifths full after it. So such programs collect about as
-   often as on stock libgc1, where the heap alone would let them run longer
+/* bdwgc's rule before a finalizer or link table of 4,096 entries or more
+   grows: a collection first (the program registers one per weak key or
+   finalized object, and most may be dead), and growth only if the table is
+   still four fifths full after it. So such programs collect about as often
+   as on stock libgc1, where the heap alone would let them run longer
    (ecl-weak: 139 collections against stock's 611, peak RSS 35.7 against
-   25.2 MiB; with the rule 859 collections and 24.7 MiB. guile-weak: 340
-   against 600, 12.9 against 10.8 MiB; with it 815-827 and 11.8-12.1 MiB;
-   api.link_churn_bounded: a million links or finalizers on dropped
-   objects in a heap with room for all, resident set +95 and +166 MiB
-   before, +8 MiB now and on stock). In generational mode
-   the collection is a minor one (bdwgc skips the rule in incremental mode
-   rather than run a full collection; the entries of young objects are the
-   ones that churn). Not while collections are disabled or one is running. The caller holds the lock and keeps the
+   25.2 MiB; with the rule 859 collections and 24.7 MiB; api.link_churn_bounded:
+   a million links or finalizers on dropped objects in a heap with room for
+   all, resident set +95 and +166 MiB before, +8 MiB now and on stock).
+   The sizes are bdwgc's too, powers of two from 4,096 entries (session 11;
+   until then 3/4 of a power of two, 3,072, 6,144, 12,288): guile-weak's
+   ~4,900 live links kept a table of 6,144 that collected when full and
+   did not grow (816-827 collections against stock's 600, 11.6-11.9 MiB
+   against 10.4-10.6); with a table of 8,192, as on stock, 604-608
+   collections, 10.7-10.9 MiB, CPU 1.9 -> 1.6 s. (It took
+   collection_overdue in collect.c: guile-interp, whose table then stops
+   collecting, had its peak RSS go 14.2 -> 16.1 MiB without it.) In
+   generational mode the collection is a minor one (bdwgc skips the rule
+   in incremental mode rather than run a full collection; the entries of
+   young objects are the ones that churn). Not while collections are
+   disabled or one is running. The caller holds the lock and keeps the
    object it registers for on its stack, where the collection finds it. */
-#define COLLECT_BEFORE_GROWING_BITS 12
+#define COLLECT_BEFORE_GROWING_BITS 13   /* 4,096 entries */
 
 static void *dtab_insert_or_collect(struct dtab *t, uintptr_t key) {
   if (t->count == t->cap && t->index_bits >= COLLECT_BEFORE_GROWING_BITS && !GC_dont_gc &&

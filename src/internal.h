@@ -795,9 +795,9 @@ enum collect_hook_point {
   HOOK_POINTS
 };
 BIBOP_INTERNAL void collect_add_hook(enum collect_hook_point point, void (*fn)(void));   /* GC_gcollect: lock, collect, finalizers */
-/* Called by the allocator when n blocks are needed beyond the budget.
-   Returns true if the caller should retry (a collection ran or the budget
-   grew), false if the heap is exhausted. */
+/* Called by the allocator before it takes n new blocks: true if they fit
+   the budget and no collection is overdue, or if the caller should retry
+   (a collection ran or the budget grew); false if the heap is exhausted. */
 BIBOP_INTERNAL bool gc_make_room(size_t nblocks);
 /* A collection if the pacing rule says one is due (lock held); true if it ran. */
 BIBOP_INTERNAL bool gc_collect_if_due(void);

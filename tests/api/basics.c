@@ -256,13 +256,16 @@ static void test_free_reuse(void)
     size_t sizes[] = { 24, 64, 500, 3000 };
     for (int k = 0; k < 4; k++) {
         size_t s = sizes[k];
+        /* No collection from here to the checks: addrs is not scanned, so
+           one would free the objects before GC_free does (and hand them out
+           again), and reuse must come from GC_free, not from a collection. */
+        GC_disable();
         for (int i = 0; i < N; i++) {
             addrs[i] = GC_malloc(s);
             CHECK(addrs[i] != NULL);
         }
         for (int i = 0; i < N; i++) GC_free(addrs[i]);
         size_t reused = 0;
-        GC_disable(); /* reuse must come from GC_free, not from a collection */
         for (int i = 0; i < 2 * N; i++) {
             void *p = GC_malloc(s);
             CHECK(p != NULL);
