@@ -16,8 +16,8 @@
  * use are its unmapped part (returned_bytes: GC_get_unmapped_bytes) until
  * they are committed again. Reserved address space that was never committed
  * is neither. Invariants: a chunk that is not handed out is never written
- * by bibop; committed_bytes <= heap_limit whenever a limit is set (chunks
- * are committed only within it); a request that fails leaves no trace: the
+ * by bibop; committed_bytes + discarded_bytes <= heap_limit whenever a
+ * limit is set (chunks are committed only within it); a request that fails leaves no trace: the
  * regions it reserved are released with their descriptors, its flags and
  * counters are restored; no single commit exceeds what the system could
  * back (os_commit_limit). All functions run under the allocation lock.
@@ -40,6 +40,13 @@ static struct meta_vec free_runs = { .item_size = sizeof(struct interval) };
 static char *last_reservation_end;
 static size_t committed_bytes;    /* chunks mapped read-write */
 static size_t returned_bytes;     /* chunks decommitted after use, not committed since */
+/* Free runs given back inside committed chunks (heap.c): left out of
+   committed_bytes, as bdwgc leaves unmapped blocks out of its heap size,
+   but the heap may take them again at any time without asking, so the
+   heap limit counts them (api.limits in generational mode went 36 KiB
+   over its 64 MiB limit when chunks were committed while runs were
+   discarded, then the runs were taken again). */
+static size_t discarded_bytes;
 static size_t reserved_bytes;     /* address space of every region */
 static size_t commit_limit_chunks = SIZE_MAX;   /* the most one request may commit */
 static size_t heap_limit;         /* 0: none; else committed_bytes stays below it */
@@ -237,7 +244,8 @@ static void count_commit(struct region_info *ri, size_t ci) {
 static bool within_heap_limit(size_t fresh_chunks) {
   if (!heap_limit) return true;
   for (int attempt = 0; attempt < 2; attempt++) {
-    if (committed_bytes <= heap_limit && fresh_chunks <= (heap_limit - committed_bytes) / CHUNK_BYTES)
+    size_t footprint = committed_bytes + discarded_bytes;
+    if (footprint <= heap_limit && fresh_chunks <= (heap_limit - footprint) / CHUNK_BYTES)
       return true;
     if (attempt == 0) arena_decommit_idle(GC_gc_no, 0);
   }
@@ -414,8 +422,8 @@ static bool settle_expansion(struct region_info *ri, size_t ci, uintptr_t chunk,
 bool arena_expand(size_t nchunks) {
   if (nchunks == 0) return true;
   if (nchunks > PT_ENTRIES * CHUNKS_PER_REGION || nchunks > commit_limit_chunks) return false;
-  if (heap_limit && (committed_bytes > heap_limit ||
-                     nchunks > (heap_limit - committed_bytes) / CHUNK_BYTES))
+  if (heap_limit && (committed_bytes + discarded_bytes > heap_limit ||
+                     nchunks > (heap_limit - committed_bytes - discarded_bytes) / CHUNK_BYTES))
     return false;
   struct reservation res = { 0 };
   size_t uncommitted = 0;
@@ -512,11 +520,13 @@ size_t arena_unmapped_bytes(void) { return returned_bytes; }
 void arena_note_discarded(size_t bytes) {
   committed_bytes -= bytes;
   returned_bytes += bytes;
+  discarded_bytes += bytes;
 }
 
 void arena_note_recommitted(size_t bytes) {
   committed_bytes += bytes;
   returned_bytes -= bytes;
+  discarded_bytes -= bytes;
 }
 
 size_t arena_reserved_bytes(void) { return reserved_bytes; }

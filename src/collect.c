@@ -192,7 +192,9 @@ static void sweep_setup(bool minor, size_t *live_ptr, size_t *live_atomic) {
    (docs/ARCHITECTURE.md, "Pacing"). */
 static void update_pacing(void) {
   GC_word divisor = GC_free_space_divisor ? GC_free_space_divisor : 1;
-  size_t scan = size_add_saturated(gc.root_bytes + 2 * gc.live_ptr_bytes + gc.live_atomic_bytes / 4,
+  size_t live_ptr = gc.live_ptr_bytes, live_atomic = gc.live_atomic_bytes;
+  gen_live_for_pacing(&live_ptr, &live_atomic);   /* less old garbage after a minor */
+  size_t scan = size_add_saturated(gc.root_bytes + 2 * live_ptr + live_atomic / 4,
                                    atomic_load_explicit(&external_live, memory_order_relaxed));
   gc.min_bytes_allocd = scan / divisor;
   size_t floor = gc.min_bytes_floor ? gc.min_bytes_floor : MIN_HEAP_GROWTH;
@@ -295,6 +297,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   gc.last_pause_ns = pause;
   gc.total_pause_ns += pause;
   if (pause > gc.max_pause_ns) gc.max_pause_ns = pause;
+  bool generational = gc.generational;   /* gen_end may end the mode (its fallback) */
   gen_end(minor, pause);
   gc.collecting = false;
   gc.collect_entry_sp = NULL;
@@ -308,7 +311,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
             "live %zu KiB in %lu objects, "
             "external live %zu KiB, trigger %zu KiB heap + %zu KiB external; "
             "blocks in use %zu KiB, next due after %zu KiB\n",
-            (unsigned long)GC_gc_no, reason, !gc.generational ? "" : minor ? ", minor" : ", major",
+            (unsigned long)GC_gc_no, reason, !generational ? "" : minor ? ", minor" : ", major",
             pause / 1e6, arena_committed_bytes() >> 10,
             arena_unmapped_bytes() >> 10, gc.heap_budget >> 10, live >> 10, gc.marked_objects,
             atomic_load(&external_live) >> 10, gc.last_trigger_heap >> 10,
@@ -345,16 +348,24 @@ static bool fits(size_t nblocks) {
   return gc.blocks_in_use + nblocks <= gc.heap_budget / BLOCK_BYTES;
 }
 
-/* Grow the budget so that nblocks more fit, by a third of the heap at least;
-   false if the maximum heap size forbids it. */
-static bool expand_budget(size_t nblocks) {
+/* How much the budget grows by when it is used up before a collection is
+   due (for a request of nblocks): a third of itself, at most
+   MAX_HEAP_GROWTH_STEP, at least MIN_HEAP_GROWTH and what the request needs. */
+static size_t growth_step(size_t nblocks) {
   size_t needed = (gc.blocks_in_use + nblocks) * BLOCK_BYTES;
   GC_word divisor = GC_free_space_divisor ? GC_free_space_divisor : 1;
   size_t step = gc.heap_budget / divisor;
   if (step > MAX_HEAP_GROWTH_STEP) step = MAX_HEAP_GROWTH_STEP;
-  size_t grown = gc.heap_budget + step;
-  if (grown < gc.heap_budget + MIN_HEAP_GROWTH) grown = gc.heap_budget + MIN_HEAP_GROWTH;
-  if (grown < needed) grown = needed;
+  if (step < MIN_HEAP_GROWTH) step = MIN_HEAP_GROWTH;
+  if (needed > gc.heap_budget && step < needed - gc.heap_budget) step = needed - gc.heap_budget;
+  return step;
+}
+
+/* Grow the budget so that nblocks more fit (growth_step); false if the
+   maximum heap size forbids it. */
+static bool expand_budget(size_t nblocks) {
+  size_t needed = (gc.blocks_in_use + nblocks) * BLOCK_BYTES;
+  size_t grown = size_add_saturated(gc.heap_budget, growth_step(nblocks));
   if (gc.max_heap && grown > gc.max_heap) grown = gc.max_heap;
   if (grown < needed) return false;
   gc.heap_budget = round_to_blocks(grown);
@@ -442,6 +453,11 @@ bool gc_make_room(size_t nblocks) {
        budget at every collection of a heap whose survivors are spread over
        all its blocks, though most of its slots are free. */
     if (nblocks == 1) return true;
+  } else if (may_collect && gen_major_before_growth(growth_step(nblocks))) {
+    /* Not due, but old objects that died since the last major collection
+       fill the budget (generations.c): full-only mode would not grow. */
+    gc_collect_locked("heap growth");
+    if (fits(nblocks) || nblocks == 1) return true;
   }
   if (expand_budget(nblocks)) return true;
   /* At the limit: one more collection may free enough. */

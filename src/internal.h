@@ -817,6 +817,11 @@ BIBOP_INTERNAL void gen_mark_written(bool minor);
 BIBOP_INTERNAL void gen_unprotect_after_restart(bool minor);
 BIBOP_INTERNAL void gen_choose_promotion(void);   /* after marking, before alloc_after_mark */
 BIBOP_INTERNAL void gen_end(bool minor, uint64_t pause_ns);
+/* Pacing in generational mode (generations.c, "the heap budget after minor
+   collections"): the live bytes to size the heap from, and whether to run a
+   major collection rather than grow the budget by growth bytes. */
+BIBOP_INTERNAL void gen_live_for_pacing(size_t *live_ptr, size_t *live_atomic);
+BIBOP_INTERNAL bool gen_major_before_growth(size_t growth);
 BIBOP_INTERNAL void gc_warn(const char *msg, GC_word arg);
 BIBOP_INTERNAL FILE *gc_log(void);          /* where statistics go */
 BIBOP_INTERNAL void gc_dump_locked(FILE *out);
