@@ -207,6 +207,19 @@ static void dtab_remove_at(struct dtab *t, size_t i) {
   dtab_remove_slot(t, dtab_slot(t, *dtab_entry(t, i)));
 }
 
+/* The entry whose index slot is `from` takes key `to` (not in the table;
+   its empty slot is `to_slot`), staying where it is in items[]: two probes
+   in all, against five for a removal and an insertion. Guile's weak hash
+   tables move an entry's link at each displacement of their open
+   addressing (GC_move_disappearing_link: 2.3% of guild compile's samples
+   before, most of it in the probes' cache misses). */
+static void dtab_rekey(struct dtab *t, size_t from, uintptr_t to, size_t to_slot) {
+  uint32_t item = t->index[from].item;
+  t->index[to_slot] = (struct dtab_slot){ item, dtab_hash(to) };
+  *dtab_entry(t, item - 1) = to;
+  dtab_clear_slot(t, from);
+}
+
 /* After removals: a table that has not been a quarter full since the last
    collection is cut to between a quarter and a half full (an empty one is
    freed), so memory follows the live entries. Not sooner: a program that
@@ -694,19 +707,18 @@ static int move_link(struct dtab *t, void **link, void **new_link) {
   if (!link_address_ok(new_link)) return GC_NOT_FOUND;
   LOCK();
   int result = GC_NOT_FOUND;
-  struct link_entry *l = dtab_find(t, (uintptr_t)link);
-  if (l) {
-    if (link == new_link) {
+  if (t->count) {
+    /* The two probes' cache misses overlap (each is one slot in most). */
+    __builtin_prefetch(&t->index[dtab_home(t, dtab_hash((uintptr_t)new_link))]);
+    size_t from = dtab_slot(t, (uintptr_t)link);
+    if (!t->index[from].item) {
+      result = GC_NOT_FOUND;
+    } else if (link == new_link) {
       result = GC_SUCCESS;
-    } else if (dtab_find(t, (uintptr_t)new_link)) {
-      result = GC_DUPLICATE;
     } else {
-      struct link_entry moved = *l;
-      dtab_remove_slot(t, dtab_slot(t, (uintptr_t)link));
-      l = dtab_insert(t, (uintptr_t)new_link);   /* never fails: it just lost an entry */
-      l->obj = moved.obj;
-      l->obj_base = moved.obj_base;
-      result = GC_SUCCESS;
+      size_t to = dtab_slot(t, (uintptr_t)new_link);
+      result = t->index[to].item ? GC_DUPLICATE : GC_SUCCESS;
+      if (result == GC_SUCCESS) dtab_rekey(t, from, (uintptr_t)new_link, to);
     }
   }
   UNLOCK();
