@@ -112,6 +112,8 @@ static void init_locked(void) {
 void gc_ensure_init(void) {
   if (LIKELY(__atomic_load_n(&gc.initialized, __ATOMIC_ACQUIRE))) return;
   LOCK();
-  if (!gc.initialized) init_locked();
+  bool initialising = !gc.initialized;
+  if (initialising) init_locked();
   UNLOCK();
+  if (initialising) gc_lock_bias_begin();   /* this thread owns the lock's bias (state.c) */
 }

@@ -109,7 +109,7 @@ static __attribute__((noinline)) void lock_sleep_parked(struct lock_parking *par
 void gc_lock_contended(void) {
   uint64_t until = 0;
   for (unsigned i = 1;; i++) {
-    if (__atomic_load_n(&gc.lock, __ATOMIC_RELAXED) == LOCK_FREE && gc_trylock()) return;
+    if (__atomic_load_n(&gc.lock, __ATOMIC_RELAXED) == LOCK_FREE && gc_trylock_word()) return;
     if (__atomic_load_n(&gc.collecting, __ATOMIC_RELAXED)) break;
     os_cpu_relax();
     if (i % LOCK_SPINS_PER_CLOCK_READ == 0) {
@@ -125,6 +125,84 @@ void gc_lock_contended(void) {
 
 void gc_lock_wake(void) { gc_futex_wake(&gc.lock, 1); }
 
+/* ---- the lock's bias (internal.h) ---------------------------------------- */
+
+struct lock_bias gc_lock_bias;
+uint32_t gc_lock_bias_active __attribute__((aligned(64)));   /* a line of its own: the owner's */
+__thread bool gc_lock_biased_here __attribute__((tls_model("initial-exec")));
+
+/* membarrier(2)'s commands (linux/membarrier.h, Linux 4.14). */
+#define MEMBARRIER_PRIVATE_EXPEDITED (1 << 3)
+#define MEMBARRIER_REGISTER_PRIVATE_EXPEDITED (1 << 4)
+
+static bool membarrier_ready(void) {
+  return syscall(SYS_membarrier, MEMBARRIER_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+         syscall(SYS_membarrier, MEMBARRIER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+/* The calling thread (the one that initialised the collector, not holding
+   the lock) becomes the bias's owner, unless BIBOP_LOCK_BIAS=0 or
+   membarrier is unavailable. Under the futex word: a thread that takes the
+   word afterwards sees `on` and revokes. */
+void gc_lock_bias_begin(void) {
+  long setting;
+  if (os_env_long("BIBOP_LOCK_BIAS", &setting) && setting == 0) return;
+  if (!membarrier_ready()) return;
+  if (!gc_trylock_word()) gc_lock_contended();
+  gc_lock_word_taken();                 /* (nothing yet: on is 0) */
+  __atomic_store_n(&gc_lock_bias.revoking, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&gc_lock_bias.on, 1, __ATOMIC_RELAXED);
+  gc_lock_biased_here = true;
+  if (__atomic_exchange_n(&gc.lock, LOCK_FREE, __ATOMIC_RELEASE) == LOCK_CONTENDED) gc_lock_wake();
+}
+
+/* The futex word is held and the bias is on: take it away from its owner
+   and wait until the owner has left the lock. For good: a program that
+   has shown a second thread using the lock is taken as multi-threaded.
+   The wait is a collection at worst; the waiting thread is running (not
+   parked), so a collection by the owner signals and stops it as usual. */
+void gc_lock_bias_revoke(void) {
+  __atomic_store_n(&gc_lock_bias.revoking, 1, __ATOMIC_RELAXED);
+  /* Every running thread executes a full barrier: the owner's store to
+     `active` becomes visible, and its next load of `revoking` sees 1. If
+     the registration was lost (a forked child), register and retry. */
+  if (syscall(SYS_membarrier, MEMBARRIER_PRIVATE_EXPEDITED, 0, 0) != 0 && !membarrier_ready())
+    gc_abort("bibop: membarrier(2) failed while revoking the allocation lock's bias");
+  for (unsigned spins = 0; __atomic_load_n(&gc_lock_bias_active, __ATOMIC_ACQUIRE); spins++) {
+    if (spins < 100) {
+      os_cpu_relax();
+    } else {
+      struct timespec pause = { 0, 20 * 1000 };
+      nanosleep(&pause, NULL);
+    }
+  }
+  __atomic_store_n(&gc_lock_bias.on, 0, __ATOMIC_RELAXED);
+}
+
+/* The owner saw `revoking`: it leaves the bias and takes the futex word. */
+void gc_lock_bias_lost(void) {
+  __atomic_store_n(&gc_lock_bias_active, 0, __ATOMIC_RELEASE);
+  gc_lock_biased_here = false;
+}
+
+void gc_lock_reentered(void) {
+  gc_abort("bibop: the allocation lock was taken again by the thread holding it "
+           "(a collector call from a signal handler or from inside GC_call_with_alloc_lock?)");
+}
+
+/* In a forked child the forking thread is the only one: if it owns the
+   bias, membarrier's registration (per process) is made again; if that
+   fails, the bias ends here, which no other thread can see. */
+void gc_lock_bias_after_fork(void) {
+  if (!__atomic_load_n(&gc_lock_bias.on, __ATOMIC_RELAXED) || membarrier_ready()) return;
+  __atomic_store_n(&gc_lock_bias.on, 0, __ATOMIC_RELAXED);
+  if (gc_lock_biased_here && gc_lock_bias_active) {
+    gc_lock_biased_here = false;
+    gc_lock_bias_active = 0;
+    __atomic_store_n(&gc.lock, LOCK_HELD, __ATOMIC_RELAXED);   /* held by this thread, now as a word */
+  }
+}
+
 /* Release the lock after a collection the caller asked for. A thread that
    collects again at once (GC_gcollect in a loop) would take the lock back
    before the waiter its unlock woke gets to run, again and again: with two
@@ -133,6 +211,10 @@ void gc_lock_wake(void) { gc_futex_wake(&gc.lock, 1); }
    yielding the CPU, until a waiter has it or LOCK_HANDOFF_NS have passed. */
 #define LOCK_HANDOFF_NS (1000 * 1000ull)
 void gc_unlock_to_waiter(void) {
+  if (gc_lock_biased_here) {            /* no waiter sleeps on the word while the bias holds */
+    gc_unlock();
+    return;
+  }
   if (__atomic_exchange_n(&gc.lock, LOCK_FREE, __ATOMIC_RELEASE) != LOCK_CONTENDED) return;
   gc_lock_wake();
   uint64_t until = os_now_ns() + LOCK_HANDOFF_NS;

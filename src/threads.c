@@ -231,6 +231,7 @@ static void fork_child(void) {
     t = next;
   }
   if (tl_thread) tl_thread->id = pthread_self();
+  gc_lock_bias_after_fork();
   markers_after_fork();
   if (hooks.fork_child) hooks.fork_child();
   UNLOCK();
@@ -329,6 +330,24 @@ static void leave_blocking(void *arg) {
   UNLOCK();
 }
 
+/* Out of line: the lock's inlined paths beside pthread_cleanup_push's
+   setjmp made -Wclobbered warn. */
+static __attribute__((noinline)) void enter_blocking(struct blocking_section *section,
+                                                     struct gc_thread *me, char *sp) {
+  LOCK();
+  *section = (struct blocking_section){ me, me->blocking, me->stack_ptr };
+  me->stack_ptr = sp;
+  me->blocking = true;
+  UNLOCK();
+}
+
+static __attribute__((noinline)) bool suspend_requested_after(const struct blocking_section *section) {
+  LOCK();
+  bool suspend_now = section->me->suspend_requested && !section->was_blocking;
+  UNLOCK();
+  return suspend_now;
+}
+
 GC_API void *GC_do_blocking(GC_fn_type fn, void *client_data) {
   struct gc_thread *me = tl_thread;
   if (!fn) return NULL;
@@ -336,18 +355,13 @@ GC_API void *GC_do_blocking(GC_fn_type fn, void *client_data) {
   jmp_buf regs;
   __builtin_unwind_init();
   setjmp(regs);
-  LOCK();
-  struct blocking_section section = { me, me->blocking, me->stack_ptr };
-  me->stack_ptr = (char *)&regs;
-  me->blocking = true;
-  UNLOCK();
+  struct blocking_section section;
+  enter_blocking(&section, me, (char *)&regs);
   void *result;
   pthread_cleanup_push(leave_blocking, &section);
   result = fn(client_data);
   pthread_cleanup_pop(1);
-  LOCK();
-  bool suspend_now = me->suspend_requested && !section.was_blocking;
-  UNLOCK();
+  bool suspend_now = suspend_requested_after(&section);
   /* Suspended while blocking: stop now, before touching the heap. */
   if (suspend_now) pthread_kill(pthread_self(), stopworld_suspend_signal());
   __asm__ volatile("" : : "r"(&regs) : "memory");
