@@ -158,9 +158,10 @@ struct block {
   uint8_t kind;
   uint16_t granules;   /* SMALL: object size in granules */
   uint16_t nobjs;      /* SMALL: objects in the block */
-  uint8_t marks_in_bytes;  /* SMALL: parallel marking set some of the region's
-                              mark bytes of this block; mark.c folds them into
-                              mark[] and clears both when the phase ends */
+  uint8_t others_marked;   /* SMALL: in a parallel phase, another marker than
+                              the collector's set some of this block's bits in
+                              block_others_bits; mark.c folds them into mark[]
+                              and clears both when the phase ends */
   uint8_t kind_flags;  /* SMALL: the kind's BLOCK_KIND_* facts, for the marker
                           (kinds never change once defined) */
   uint32_t obj_bytes;  /* SMALL: object size in bytes */
@@ -274,15 +275,17 @@ static inline char *block_addr(const struct block *b) {
   return pt_region_info(blocks)->base + ((size_t)(b - blocks) << BLOCK_SHIFT);
 }
 
-/* The parallel-marking mark bytes of a heap block (mark.c): a heap region's
-   array is followed by MAX_OBJS_PER_BLOCK bytes per block, all zero outside
-   that phase, so they are found from the descriptor's address alone, with
-   no load (pagetable.c reserves them with the array). */
-#define MARK_BYTES_PER_REGION ((size_t)BLOCKS_PER_REGION * MAX_OBJS_PER_BLOCK)
-static inline uint8_t *block_mark_bytes(const struct block *b) {
+/* The other markers' mark bits of a heap block (mark.c): during a parallel
+   phase the markers other than the collecting thread's claim objects here,
+   MARK_WORDS words per block, all zero outside that phase. A heap region's
+   descriptor array is followed by them, so they are found from the
+   descriptor's address alone, with no load (pagetable.c reserves them with
+   the array). */
+#define OTHERS_BITS_PER_REGION ((size_t)BLOCKS_PER_REGION * MARK_WORDS * sizeof(uint64_t))
+static inline uint64_t *block_others_bits(const struct block *b) {
   uintptr_t array = (uintptr_t)block_array_of(b);
-  return (uint8_t *)(array + DESCRIPTOR_ARRAY_BYTES) +
-         ((uintptr_t)b - array) / sizeof(struct block) * MAX_OBJS_PER_BLOCK;
+  return (uint64_t *)(array + DESCRIPTOR_ARRAY_BYTES) +
+         ((uintptr_t)b - array) / sizeof(struct block) * MARK_WORDS;
 }
 
 /* A descriptor array describes a heap region, or only static pages. Heap
@@ -986,7 +989,7 @@ BIBOP_INTERNAL void mark_root_cells(void *const *lo, void *const *hi, uintptr_t 
 BIBOP_INTERNAL void mark_push_range(const void *lo, const void *hi); /* for GC_push_all */
 BIBOP_INTERNAL void mark_drain(void);
 BIBOP_INTERNAL void mark_finish(void);              /* all markers done, overflow recovered */
-BIBOP_INTERNAL void mark_fold_prepare(void);        /* a parallel phase starts */
+BIBOP_INTERNAL void mark_fold_prepare(int other_markers);  /* a parallel phase starts */
 BIBOP_INTERNAL void mark_fold_share(void);          /* a marker's part of the fold: see mark.c */
 BIBOP_INTERNAL void mark_uncollectable_roots(void);
 /* Mark the object containing w if it is one; true if it was newly marked. */

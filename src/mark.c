@@ -17,7 +17,8 @@
  * Each marker (the collecting thread's, and the helpers of markers.c) has
  * its own stack, FIFO and counters; with several markers, only the
  * collecting thread's sets small objects' mark bits, the others claim in
- * mark bytes (claim_small), and work is shared through markers.c's pool.
+ * bits of their own (claim_small), and work is shared through markers.c's
+ * pool.
  * Runs with the world stopped and the allocation lock held.
  */
 #include "internal.h"
@@ -130,31 +131,53 @@ static inline bool set_mark_bit(uint64_t *word, uint64_t bit, bool parallel) {
   return true;
 }
 
-/* Mark byte `byte` of block b is set (claim_small, mark_set_bit); the
-   block records that it has bytes for the fold. */
-static inline void set_mark_byte(struct block *b, uint8_t *byte) {
-  __atomic_store_n(byte, 1, __ATOMIC_RELAXED);
-  if (!__atomic_load_n(&b->marks_in_bytes, __ATOMIC_RELAXED))
-    __atomic_store_n(&b->marks_in_bytes, 1, __ATOMIC_RELAXED);
+/* During a parallel phase: the markers other than the collector's, and
+   whether they set their bits with atomic ORs (more than one of them) or
+   plain stores (one: the only writer of block_others_bits). */
+static int phase_other_markers;
+static pthread_t phase_collector;   /* the collecting thread: it writes mark bits */
+
+/* Set bit `bit` of word i of b's other markers' bits; true if this call set
+   it. The block records that it has bits for the fold. */
+static inline bool set_others_bit(struct block *b, unsigned word, uint64_t bit) {
+  uint64_t *w = block_others_bits(b) + word;
+  uint64_t seen = __atomic_load_n(w, __ATOMIC_RELAXED);
+  if (seen & bit) return false;
+  if (phase_other_markers > 1) {
+    if (__atomic_fetch_or(w, bit, __ATOMIC_RELAXED) & bit) return false;
+  } else {
+    __atomic_store_n(w, seen | bit, __ATOMIC_RELAXED);
+  }
+  if (!__atomic_load_n(&b->others_marked, __ATOMIC_RELAXED))
+    __atomic_store_n(&b->others_marked, 1, __ATOMIC_RELAXED);
+  return true;
 }
 
 /* Claim object i of small block b for marking; true if marker m is the
    first to. Alone, the marker sets the mark bit. With several markers, the
    collecting thread's marker (writes_bits) still sets mark bits, with plain
    stores: it is the only writer of small blocks' bit words during the
-   phase, so no update is lost. Every other marker claims in the object's
-   mark byte (block_mark_bytes) with a plain store instead, after testing
-   the bit; the bit writer tests the byte too once a block has any
-   (marks_in_bytes), so an object is scanned twice only when both claim it
-   at the same moment (harmless). The fold (mark_fold_share) turns the
-   bytes into bits when the phase ends, before anything else reads them.
+   phase, so no update is lost. Every other marker claims the object in a
+   second set of bits, block_others_bits, after testing the mark bit: with
+   plain stores when it is the only other marker of the phase (GC_MARKERS=2,
+   as on 2-CPU machines), with atomic ORs when there are more. The bit
+   writer tests those bits too once a block has any (others_marked), so an
+   object is scanned twice only when both claim it at the same moment
+   (harmless). The fold (mark_fold_share) ORs them into the mark bits when
+   the phase ends, before anything else reads them.
    Measured (docs/BENCHMARKS.md, "Session 6"): an atomic OR on the shared
    bit word stalled the parallel marker for about 40% of its time (perf,
    bench/mt_gcbench.c); owning blocks by compare-and-swap (one per block
    and phase, then plain bit stores by the owner) made bench/pause.c's
    2-marker pause 33.7 -> 37.9 ms; a single bit writer, with the fold
    shared by all markers, took 7% off mt_gcbench's time with 2 and with 4
-   threads and left the 200 MiB pause where it was. */
+   threads and left the 200 MiB pause where it was. Until session 12 the
+   other markers claimed in mark bytes, one per possible object (256 per
+   block): any number of markers could store them without an atomic
+   instruction, but the pages they touched stayed resident, 1/16 of the
+   blocks marked in parallel (ecl-list: 11.8 MiB of descriptors and bytes
+   resident with 2 markers, 3.3 MiB with one); the bits take 32 bytes a
+   block, 1/128. */
 static ALWAYS_INLINE bool claim_small(struct marker *m, struct block *b, unsigned i, bool parallel) {
   uint64_t *word = &b->u.mark[i >> 6], bit = (uint64_t)1 << (i & 63);
   if (!parallel) {
@@ -164,41 +187,28 @@ static ALWAYS_INLINE bool claim_small(struct marker *m, struct block *b, unsigne
   }
   uint64_t bits = __atomic_load_n(word, __ATOMIC_RELAXED);
   if (bits & bit) return false;
-  uint8_t *byte = block_mark_bytes(b) + i;
   if (m->writes_bits) {
-    if (UNLIKELY(__atomic_load_n(&b->marks_in_bytes, __ATOMIC_RELAXED)) &&
-        __atomic_load_n(byte, __ATOMIC_RELAXED))
+    if (UNLIKELY(__atomic_load_n(&b->others_marked, __ATOMIC_RELAXED)) &&
+        (__atomic_load_n(block_others_bits(b) + (i >> 6), __ATOMIC_RELAXED) & bit))
       return false;
     __atomic_store_n(word, bits | bit, __ATOMIC_RELAXED);
     return true;
   }
-  if (__atomic_load_n(byte, __ATOMIC_RELAXED)) return false;
-  set_mark_byte(b, byte);
-  return true;
+  return set_others_bit(b, i >> 6, bit);
 }
 
-/* Eight mark bytes (each 0 or 1) as eight bits, byte k to bit k: the
-   multiplication moves byte k's low bit to bit 56 + k, and no other
-   product term reaches those bits. */
-static inline uint64_t bytes_to_bits(const uint8_t *p) {
-  uint64_t eight;
-  memcpy(&eight, p, sizeof eight);
-  if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) eight = __builtin_bswap64(eight);
-  return (eight * 0x0102040810204080ULL) >> 56;
-}
-
-/* Fold one block's mark bytes into its mark bits and clear them. */
+/* Fold one block's other markers' bits into its mark bits and clear them. */
 static void fold_block(struct block *b) {
-  uint8_t *bytes = block_mark_bytes(b);
-  unsigned used = (b->nobjs + 7u) & ~7u;   /* bytes beyond nobjs stay zero */
-  for (unsigned j = 0; j < used; j += 8)
-    b->u.mark[j / 64] |= bytes_to_bits(bytes + j) << (j % 64);
-  memset(bytes, 0, used);
-  b->marks_in_bytes = 0;
+  uint64_t *others = block_others_bits(b);
+  for (unsigned w = 0; w < MARK_WORDS; w++) {
+    b->u.mark[w] |= others[w];
+    others[w] = 0;
+  }
+  b->others_marked = 0;
 }
 
-/* When a parallel phase ends, every block's mark bytes become mark bits and
-   are cleared, so they are all zero again. Every marker of the phase takes
+/* When a parallel phase ends, every block's other markers' bits are ORed
+   into its mark bits and cleared, so they are all zero again. Every marker of the phase takes
    a share once no marker has work left (markers.c), FOLD_CHUNKS chunks at a
    time from a shared count, walking descriptors in address order; the
    collector waits for all of them before anything reads the bits. On
@@ -218,7 +228,9 @@ static bool chunk_inside_large_object(const struct block *first) {
   return first == last->head || (first->state == BLOCK_LARGE_TAIL && first->head == last->head);
 }
 
-void mark_fold_prepare(void) {
+void mark_fold_prepare(int other_markers) {
+  phase_other_markers = other_markers;
+  phase_collector = pthread_self();
   fold_next = 0;
   fold_chunks = pt_heap_region_count() * CHUNKS_PER_REGION;
 }
@@ -236,7 +248,7 @@ void mark_fold_share(void) {
       struct block *b = blocks + chunk * BLOCKS_PER_CHUNK;
       if (chunk_inside_large_object(b)) continue;   /* no small block: 2 reads, not 512 */
       for (size_t k = 0; k < BLOCKS_PER_CHUNK; k++, b++)
-        if (b->state == BLOCK_SMALL && b->marks_in_bytes) fold_block(b);
+        if (b->state == BLOCK_SMALL && b->others_marked) fold_block(b);
     }
   }
 }
@@ -274,13 +286,12 @@ static unsigned scan_ahead = SCAN_AHEAD_DEFAULT;
 static size_t prefetch_min_heap = PREFETCH_DEFAULT_MIN_HEAP;
 static bool prefetch_active;    /* this collection's choice */
 /* With several markers on a heap far larger than the caches, a candidate
-   entering the FIFO also has its mark byte's line prefetched: the object's
-   number is not known before the descriptor arrives, so the line is
-   guessed from the address as if objects were 32 bytes (right for 32-byte
-   objects, for the first half of a block of larger ones, for half of the
-   16-byte ones). On bench/pause.c's 200 MiB heap the 2-marker pause fell
-   31.1 -> 28.3 ms; on the 20 MiB heap of bench/mt_gcbench.c the extra
-   prefetch cost 5% of the pause, hence the threshold
+   entering the FIFO also has the line of its block's other markers' bits
+   prefetched (a marker other than the collector's claims there). Measured
+   with the mark bytes these bits replaced (session 6; the byte's line was
+   guessed from the address): on bench/pause.c's 200 MiB heap the 2-marker
+   pause fell 31.1 -> 28.3 ms; on the 20 MiB heap of bench/mt_gcbench.c
+   the extra prefetch cost 5% of the pause, hence the threshold
    (BIBOP_PREFETCH_BYTES_MIN_HEAP, bytes with K/M/G, per collection). */
 #define PREFETCH_BYTES_DEFAULT_MIN_HEAP ((size_t)64 << 20)
 static size_t prefetch_bytes_min_heap = PREFETCH_BYTES_DEFAULT_MIN_HEAP;
@@ -386,8 +397,8 @@ static ALWAYS_INLINE struct mark_entry *consider(struct marker *m, struct mark_e
     __builtin_prefetch(b, 1);          /* mark bits: will be written */
   } else {
     __builtin_prefetch(b, 0);          /* only read: the line stays shared */
-    if (mode & MODE_BYTE_PREFETCH)     /* the mark byte's line, guessed: see above */
-      __builtin_prefetch(block_mark_bytes(b) + ((w >> 5) & 64), 1);
+    if (mode & MODE_BYTE_PREFETCH)     /* the other markers' bits: see above */
+      __builtin_prefetch(block_others_bits(b), 1);
   }
   d->fifo[(d->fifo_head + d->fifo_count) & (PREFETCH_FIFO_MAX - 1)] = (struct prefetch_slot){ w, b };
   if (++d->fifo_count >= d->fifo_size)
@@ -1015,7 +1026,7 @@ void mark_stats_add(struct mark_stats *sum, struct mark_stats *one) {
    resets the helpers'; the main marker's are reset at the next start). */
 void mark_finish(void) {
   markers_finish_phase(&main_marker);
-  markers_count_phase();   /* the fold of mark bytes is done: markers_finish_phase */
+  markers_count_phase();   /* the fold of the others' bits is done: markers_finish_phase */
   mark_recover_overflow();
   gc.marked_objects = main_marker.marked + markers_marked_objects();
   struct mark_stats *s = &gc.mark_stats;
@@ -1055,9 +1066,8 @@ bool mark_is_marked(const void *obj) {
   if (!word) return false;
   if (*word & bit) return true;
   /* During a parallel phase (a client mark procedure asking) */
-  if (b->state != BLOCK_SMALL || !__atomic_load_n(&b->marks_in_bytes, __ATOMIC_RELAXED)) return false;
-  unsigned i = (unsigned)(word - b->u.mark) * 64 + (unsigned)__builtin_ctzll(bit);
-  return __atomic_load_n(block_mark_bytes(b) + i, __ATOMIC_RELAXED) != 0;
+  if (b->state != BLOCK_SMALL || !__atomic_load_n(&b->others_marked, __ATOMIC_RELAXED)) return false;
+  return (__atomic_load_n(block_others_bits(b) + (word - b->u.mark), __ATOMIC_RELAXED) & bit) != 0;
 }
 
 /* Set or clear obj's mark bit without scanning it. */
@@ -1067,13 +1077,15 @@ void mark_set_bit(const void *obj, bool on) {
   uint64_t *word = mark_bit_of(obj, &bit, &b);
   if (!word) return;
   /* Client code may call this while markers run in parallel (a mark
-     procedure, GC_push_other_roots). Then only the collecting thread's
-     marker writes small blocks' bits, with plain stores (claim_small), so
-     the mark goes in the object's mark byte. A clear during a phase may
-     lose to the bit writer's store and keep the object: the safe way. */
+     procedure, GC_push_other_roots). Then only the collecting thread
+     writes small blocks' mark bits, with plain stores (claim_small): on
+     that thread the mark goes there, on another marker's thread in the
+     other markers' bits, as that marker's claims do. A clear during a
+     phase may lose to the bit writer's store and keep the object: the
+     safe way. */
   if (on && b->state == BLOCK_SMALL && main_marker.parallel) {
-    unsigned i = (unsigned)(word - b->u.mark) * 64 + (unsigned)__builtin_ctzll(bit);
-    set_mark_byte(b, block_mark_bytes(b) + i);
+    if (pthread_equal(pthread_self(), phase_collector)) *word |= bit;
+    else (void)set_others_bit(b, (unsigned)(word - b->u.mark), bit);
     return;
   }
   if (on) __atomic_fetch_or(word, bit, __ATOMIC_RELAXED);

@@ -23,9 +23,10 @@
  * pool (older entries tend to root larger subgraphs), its scan-ahead queue
  * put back on the stack first (mark.c). Idle markers take
  * entries from the pool. The phase ends when no joined marker is active and
- * the pool is empty; then every marker takes a share of the fold of mark
- * bytes into bits. The collector's marker sets small objects' mark bits,
- * the others claim them in mark bytes (mark.c, claim_small).
+ * the pool is empty; then every marker takes a share of the fold of the
+ * other markers' bits into the mark bits. The collector's marker sets small
+ * objects' mark bits, the others claim them in bits of their own (mark.c,
+ * claim_small).
  * Invariant: markers touch the heap only between markers_start_phase and
  * the end of markers_finish_phase, which the collector runs with the world
  * stopped and the allocation lock held. A volunteer's stack never grows
@@ -177,7 +178,7 @@ static void wait_for_work(bool volunteer) {
 }
 
 /* Drain, take from the pool, wait for work; when the phase is over (every
-   marker idle, the pool empty), take a share of the fold of mark bytes
+   marker idle, the pool empty), take a share of the fold of the other markers' bits
    (mark.c) and return. */
 static void work_until_done(struct marker *m, bool volunteer) {
   for (;;) {
@@ -361,7 +362,7 @@ void markers_start_phase(struct marker *main) {
   volunteers_seated = 0;
   phase_done = false;
   main->parallel = helpers + volunteers > 0;
-  if (main->parallel) mark_fold_prepare();
+  if (main->parallel) mark_fold_prepare(helpers + volunteers);
   phase_generation++;                       /* what the volunteers wait for */
   wake_volunteers(&phase_word);
   for (int i = 0; i < helpers; i++) pthread_cond_signal(&phase_cond);

@@ -68,14 +68,14 @@ void pt_init(void) {
 
 /* A zeroed descriptor array (every block UNUSED) with its info page just
    below it, at an even multiple of 4 MiB for a heap region and an odd one
-   for a static-only slot (pt_is_static_desc). A heap region's mark bytes
-   follow its array (block_mark_bytes), reserved only: a page of them is
-   touched when parallel marking first marks an object of one of its 16
-   blocks. Reserve enough aligned to two array sizes, keep the array, its
-   info page and the mark bytes, give the rest back. */
+   for a static-only slot (pt_is_static_desc). A heap region's other
+   markers' bits follow its array (block_others_bits), reserved only: a
+   page of them is touched when parallel marking first marks an object of
+   one of its 128 blocks. Reserve enough aligned to two array sizes, keep
+   the array, its info page and the others' bits, give the rest back. */
 static struct block *new_descriptor_array(bool static_only) {
   const size_t A = DESCRIPTOR_ARRAY_BYTES;
-  const size_t kept = static_only ? A : A + MARK_BYTES_PER_REGION;
+  const size_t kept = static_only ? A : A + OTHERS_BITS_PER_REGION;
   char *map = os_map_noreserve(2 * A + kept, 2 * A);
   if (!map) return NULL;
   char *array = map + (static_only ? A : 2 * A);
@@ -116,7 +116,7 @@ void pt_remove_region(char *base) {
     }
   if (!pagehash_enabled)
     os_unmap((char *)blocks - REGION_INFO_BYTES,
-             REGION_INFO_BYTES + DESCRIPTOR_ARRAY_BYTES + MARK_BYTES_PER_REGION);
+             REGION_INFO_BYTES + DESCRIPTOR_ARRAY_BYTES + OTHERS_BITS_PER_REGION);
 }
 
 void pt_lend_region(uintptr_t base, struct block *shared) {

@@ -322,7 +322,7 @@ static size_t address_space_bytes(void) {
 }
 
 /* 64 regions of address space fit under the limit, but only about half of
-   their descriptor arrays (20 MiB each, 28 MiB while being aligned): the
+   their descriptor arrays (6 MiB each, 14 MiB while being aligned): the
    request fails, and must take back every region and array it made. */
 static void check_failed_reservation(void) {
   const size_t nregions = 64, arrays_allowed = 32;
@@ -332,7 +332,7 @@ static void check_failed_reservation(void) {
   REQUIRE(getrlimit(RLIMIT_AS, &old) == 0, "getrlimit");
   struct rlimit tight = old;
   tight.rlim_cur = address_space_bytes() + nregions * REGION_BYTES +
-                   arrays_allowed * (DESCRIPTOR_ARRAY_BYTES + MARK_BYTES_PER_REGION + REGION_INFO_BYTES);
+                   arrays_allowed * (DESCRIPTOR_ARRAY_BYTES + OTHERS_BITS_PER_REGION + REGION_INFO_BYTES);
   if (old.rlim_cur != RLIM_INFINITY && tight.rlim_cur > old.rlim_cur) {
     NOTE("failed reservation: RLIMIT_AS already below what the check needs; skipped");
     return;
