@@ -102,8 +102,8 @@ static bool track_new_regions(void) {
     any = true;
     if (!ri->dirty_before) ri->dirty_before = meta_alloc(sizeof dirty_map);
     if (!ri->remembered) ri->remembered = meta_alloc(BLOCKS_PER_REGION * sizeof *ri->remembered);
-    if (!ri->unprotect_pending) ri->unprotect_pending = meta_alloc(sizeof dirty_map);
-    ri->dirty_tracked = ri->dirty_before && ri->remembered && ri->unprotect_pending &&
+    if (!ri->protected_blocks) ri->protected_blocks = meta_alloc(sizeof dirty_map);
+    ri->dirty_tracked = ri->dirty_before && ri->remembered && ri->protected_blocks &&
                         dirty_register(ri->base, REGION_BYTES);
     if (!ri->dirty_tracked) {
       gc_warn("bibop: writes to a heap region (%p) cannot be tracked: generational mode off\n",
@@ -158,11 +158,6 @@ static enum fallback_rule read_fallback_rule(void) {
   return v == 0 ? FALLBACK_NEVER : v == 2 ? FALLBACK_ALWAYS : FALLBACK_TIMED;
 }
 
-/* Blocks the last collection left unprotected (gen_unprotect_after_restart),
-   and the one before it: they read as written at the next collection,
-   but a write there cost no fault. */
-static size_t unprotected_by_last, unprotected_by_previous;
-
 static void stop_tracking(void) {
   for (size_t i = 0; i < pt_heap_region_count(); i++) {
     struct region_info *ri = pt_region_info(pt_heap_region(i));
@@ -171,20 +166,10 @@ static void stop_tracking(void) {
     dirty_unregister(ri->base, REGION_BYTES);
     ri->dirty_tracked = false;
     memset(ri->dirty_before, 0, sizeof dirty_map);
-    memset(ri->unprotect_pending, 0, sizeof dirty_map);
+    memset(ri->protected_blocks, 0, sizeof dirty_map);
   }
   gc.generational = false;
   gc.promote_survivors = false;
-  unprotected_by_last = unprotected_by_previous = 0;
-}
-
-/* Blocks written in a cycle that took a write-protect fault: the written
-   ones less the blocks the heap grew by (fresh pages, faulted in either
-   mode, are never protected: dirty.c) and less those left unprotected. */
-static size_t protected_writes(size_t written) {
-  size_t grown = gc.blocks_in_use > blocks_after_last ? gc.blocks_in_use - blocks_after_last : 0;
-  size_t free_of_faults = grown + unprotected_by_previous;
-  return written > free_of_faults ? written - free_of_faults : 0;
 }
 
 /* At the end of a collection: has the period since the last major paid so
@@ -252,32 +237,21 @@ static bool minor_or_major(const char *reason) {
 /* Which old objects of a written small block to scan again. Written in
    this cycle: all of them (any may have been written). Written only in the
    cycle before: those remembered then (invariant 3) -- all of them when
-   the last collection did not remember (a major one). Returns true if the
-   block needs no write tracking until the next collection (see
-   collect_region): written now, and sure to hold no old object when this
-   collection ends (none now, none of age 1 to be promoted), or never
-   scanned (pointer-free). */
-static bool rescan_small(struct region_info *ri, size_t i, struct block *b, bool written_now) {
-  uint64_t candidates[MARK_WORDS], found[MARK_WORDS], age1[MARK_WORDS], any = 0;
-  for (unsigned w = 0; w < MARK_WORDS; w++) {
+   the last collection did not remember (a major one). */
+static void rescan_small(struct region_info *ri, size_t i, struct block *b, bool written_now) {
+  uint64_t candidates[MARK_WORDS], found[MARK_WORDS], age1[MARK_WORDS];
+  for (unsigned w = 0; w < MARK_WORDS; w++)
     candidates[w] = b->u.mark[w] & (written_now || !remembered_valid ? ~(uint64_t)0 : ri->remembered[i][w]);
-    any |= b->u.mark[w];
-  }
   if (!mark_rescan_filtered(b, candidates, found)) {
     mark_rescan_old(b);
-    return false;
+    return;
   }
-  if (!written_now) return false;
-  if (gc.kinds[b->kind].pointer_free) return true;
+  if (!written_now || gc.kinds[b->kind].pointer_free) return;
   /* For the next collection: the objects found holding young pointers,
      and those of age 1 (if they survive they are old then, and may have
      been given pointers to objects of age 0 in this cycle). */
   if (!alloc_age1_mask(b, age1)) memset(age1, 0, sizeof age1);
-  for (unsigned w = 0; w < MARK_WORDS; w++) {
-    ri->remembered[i][w] = found[w] | age1[w];
-    any |= age1[w];
-  }
-  return any == 0;
+  for (unsigned w = 0; w < MARK_WORDS; w++) ri->remembered[i][w] = found[w] | age1[w];
 }
 
 /* A written block, soon rescanned: its descriptor, its records, the first
@@ -310,49 +284,23 @@ static void prefetch_objects(struct region_info *ri, size_t i) {
 #define WRITTEN_NOW ((uint32_t)1 << 31)
 static uint32_t rescan_list[BLOCKS_PER_REGION];
 
-/* Blocks of one region to leave unprotected (collect_region says why),
-   gathered in runs of consecutive blocks: one system call per run. */
-struct unprotect_runs { struct region_info *ri; size_t first, count; };
-
-static void runs_flush(struct unprotect_runs *r) {
-  if (r->count) (void)dirty_unprotect(r->ri->base + (r->first << BLOCK_SHIFT), r->count << BLOCK_SHIFT);
-  r->count = 0;
-}
-
-/* Block i (blocks come in address order) is to be left unprotected. */
-static void runs_add(struct unprotect_runs *r, size_t i) {
-  if (r->count && r->first + r->count == i) {
-    r->count++;
-    return;
-  }
-  runs_flush(r);
-  r->first = i;
-  r->count = 1;
-}
-
-/* Collect one region's written blocks (protecting them again), keep them
-   for the next collection, and, in a minor collection, rescan the old
-   objects of the blocks written in this cycle or the one before
-   (rescan_small; large objects whole). A large object spanning several
-   such blocks is pushed once (blocks come in address order, its blocks are
-   consecutive). Nothing is drained here: the filter of rescan_small needs
-   every young object still unmarked.
-   Written blocks that will hold no old object when the collection ends
-   (free, young objects only, pointer-free) are unprotected again once the
-   world runs (gen_unprotect_after_restart): writes there go to young
-   objects, traced anyway when reachable, or to free slots. An unprotected
-   page reads as written at every collection (invariant 2 holds), whose
-   dirty_collect protects it again, so a block is tracked from the
-   collection that makes one of its objects old. The
-   allocator then fills young and free blocks without a write fault per
-   page per cycle: GCBench took 130,000 faults in generational mode
-   against 8,000 with full collections only, now 19,000.
-   Returns the blocks written in this cycle. */
-static size_t collect_region(struct region_info *ri, bool minor) {
-  size_t written = dirty_collect(ri->base, REGION_BYTES, BLOCK_SHIFT, dirty_map);
+/* Find one region's written blocks (they stay as they are: written ones
+   unprotected; gen_protect_old_written decides), keep them for the next
+   collection, count the write faults they took, and, in a minor
+   collection, rescan the old objects of the blocks written in this cycle
+   or the one before (rescan_small; large objects whole). A large object
+   spanning several such blocks is pushed once (blocks come in address
+   order, its blocks are consecutive). Nothing is drained here: the filter
+   of rescan_small needs every young object still unmarked.
+   Returns the blocks written in this cycle; *faults gets those of them
+   that were protected (one write-protect fault each: a block is a page). */
+static size_t collect_region(struct region_info *ri, bool minor, size_t *faults) {
+  size_t written = dirty_written(ri->base, REGION_BYTES, BLOCK_SHIFT, dirty_map);
   size_t n = 0;
   for (size_t w = 0; w < BLOCKS_PER_REGION / 64; w++) {
     uint64_t now = dirty_map[w], bits = now | (promoted_all ? 0 : ri->dirty_before[w]);
+    *faults += bits_set(now & ri->protected_blocks[w]);
+    ri->protected_blocks[w] &= ~now;
     ri->dirty_before[w] = now;
     if (!minor) continue;
     for (; bits; bits &= bits - 1) {
@@ -367,35 +315,35 @@ static size_t collect_region(struct region_info *ri, bool minor) {
       prefetch_objects(ri, rescan_list[k - RESCAN_AHEAD / 2] & ~WRITTEN_NOW);
     if (k < RESCAN_AHEAD) continue;
     size_t i = rescan_list[k - RESCAN_AHEAD] & ~WRITTEN_NOW;
-    bool written_now = rescan_list[k - RESCAN_AHEAD] & WRITTEN_NOW, untracked = false;
+    bool written_now = rescan_list[k - RESCAN_AHEAD] & WRITTEN_NOW;
     struct block *b = pt_block_of((uintptr_t)ri->base + (i << BLOCK_SHIFT));
     if (!b) continue;
     if (b->state == BLOCK_SMALL) {
-      untracked = rescan_small(ri, i, b, written_now);
-    } else if (b->state == BLOCK_FREE || b->state == BLOCK_UNUSED) {
-      untracked = written_now;
-    } else {
+      rescan_small(ri, i, b, written_now);
+    } else if (b->state == BLOCK_LARGE || b->state == BLOCK_LARGE_TAIL) {
       if (b->state == BLOCK_LARGE_TAIL) b = b->head;
       if (b->state == BLOCK_LARGE && b != last_large) {
         last_large = b;
         mark_rescan_old(b);
       }
     }
-    if (untracked) ri->unprotect_pending[i >> 6] |= (uint64_t)1 << (i & 63);
   }
   return written;
 }
 
-static size_t written_blocks;   /* in the cycle this collection ends (statistics) */
+/* In the cycle this collection ends (statistics, fallback): blocks
+   written, and write-protect faults taken. */
+static size_t written_blocks, write_faults;
 
 void gen_mark_written(bool minor) {
   if (!gc.generational) return;
-  size_t written = 0;
+  size_t written = 0, faults = 0;
   for (size_t i = 0; i < pt_heap_region_count(); i++) {
     struct region_info *ri = pt_region_info(pt_heap_region(i));
-    if (ri->dirty_tracked) written += collect_region(ri, minor);
+    if (ri->dirty_tracked) written += collect_region(ri, minor, &faults);
   }
   written_blocks = written;
+  write_faults = faults;
   if (minor) {
     mark_drain();
     gc.last_dirty_blocks = written;
@@ -403,11 +351,10 @@ void gen_mark_written(bool minor) {
   remembered_valid = minor;
 }
 
-/* After a major collection, whose dirty_collect protected every written
-   block but which rescanned none: the written blocks that now hold no old
-   object (collect_region says why) are to be left unprotected again,
-   judged from their marks and young records (marking is over; sweep setup
-   changes neither for a block that keeps an object). */
+/* Does block b hold an old object once this collection ends? Judged from
+   its marks and young records after alloc_after_mark (marking is over;
+   sweep setup changes neither for a block that keeps an object).
+   Pointer-free blocks never need rescanning: no. */
 static bool holds_old(struct block *b) {
   if (b->state == BLOCK_FREE || b->state == BLOCK_UNUSED) return false;
   if (b->state != BLOCK_SMALL) return true;
@@ -418,49 +365,60 @@ static bool holds_old(struct block *b) {
   return old != 0;
 }
 
-static void pending_after_major(struct region_info *ri) {
-  for (size_t w = 0; w < BLOCKS_PER_REGION / 64; w++)
-    for (uint64_t bits = ri->dirty_before[w]; bits; bits &= bits - 1) {
-      size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
-      struct block *b = pt_block_of((uintptr_t)ri->base + (i << BLOCK_SHIFT));
-      if (b && !holds_old(b)) ri->unprotect_pending[w] |= bits & -bits;
-    }
+/* Written blocks of one region to protect again, gathered in spans: one
+   PAGEMAP_SCAN per span. A span may run over blocks not written (they are
+   protected already, or empty) since the scan protects only what reads
+   as written; a written block to stay unprotected, or a gap of more than
+   PROTECT_GAP_BLOCKS, ends it. The gap: walking 512 page table entries
+   that need nothing costs about what one more system call does (a 1 GiB
+   range, 262,144 entries, is scanned in ~1 ms: 4 ns each). */
+#define PROTECT_GAP_BLOCKS 512
+struct protect_span { struct region_info *ri; size_t first, end; };
+
+static void span_flush(struct protect_span *s) {
+  if (s->end > s->first)
+    (void)dirty_protect_written(s->ri->base + (s->first << BLOCK_SHIFT), (s->end - s->first) << BLOCK_SHIFT);
+  s->first = s->end = 0;
 }
 
-/* Right after the world restarts, the lock still held: unprotect the
-   written blocks found to hold no old object, in runs. These system calls
-   (0.5-1.5 ms of a genheap minor, 26,000 blocks) are kept out of the
-   world-stopped part; the collection's pause still counts them. Nothing
-   is missed: the blocks were protected again by this collection's
-   dirty_collect, so a write by a running thread before its block's
-   unprotection faults, the kernel lets it through and records the page
-   written, and the next collection only rescans it; after the
-   unprotection the page reads as written at every collection anyway
-   (dirty.c). Marking relied on no record these calls change. "Holds no
-   old object" stays true until the next collection: only a collection
-   makes objects old, and slots are handed out young, under the lock
-   (alloc.c). Before sweep setup, which may give blocks back to the arena
-   to decommit: only the program's writes race with these calls. */
-void gen_unprotect_after_restart(bool minor) {
+/* With the world still stopped, after alloc_after_mark: protect again the
+   written blocks that hold old objects (holds_old); the others, free or
+   holding only young objects, stay unprotected until a collection finds
+   them holding an old object. Writes there go to young objects, traced
+   anyway when reachable, or to free slots; an unprotected page reads as
+   written at every collection (invariant 2), which is how the collection
+   that makes one of its objects old finds it. So the allocator fills young
+   and free blocks without a write fault per page per cycle, and a
+   collection changes the protection only of the blocks that hold old
+   objects: GCBench's minor collections found ~5,000 blocks written, of
+   which a few hundred hold an old object; protecting all of them while
+   scanning and unprotecting the young ones after the world restarted put
+   ~10,000 page table changes in every minor collection.
+   The written blocks were found at the start of this collection; since
+   then only the collector ran, and it stores no pointer into the heap (it
+   clears disappearing links), so protecting them now loses no write a
+   minor collection needs. */
+void gen_protect_old_written(void) {
   if (!gc.generational) return;
-  unprotected_by_previous = unprotected_by_last;
-  unprotected_by_last = 0;
   for (size_t r = 0; r < pt_heap_region_count(); r++) {
     struct region_info *ri = pt_region_info(pt_heap_region(r));
     if (!ri->dirty_tracked) continue;
-    if (!minor) pending_after_major(ri);
-    struct unprotect_runs runs = { ri, 0, 0 };
+    struct protect_span span = { ri, 0, 0 };
     for (size_t w = 0; w < BLOCKS_PER_REGION / 64; w++) {
-      for (uint64_t bits = ri->unprotect_pending[w]; bits; bits &= bits - 1) {
+      for (uint64_t bits = ri->dirty_before[w]; bits; bits &= bits - 1) {
         size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
         struct block *b = pt_block_of((uintptr_t)ri->base + (i << BLOCK_SHIFT));
-        if (gc.promote_survivors && b && holds_old(b)) continue;
-        runs_add(&runs, i);
-        unprotected_by_last++;
+        if (!b || !holds_old(b)) {
+          span_flush(&span);
+          continue;
+        }
+        if (span.end > span.first && i - span.end > PROTECT_GAP_BLOCKS) span_flush(&span);
+        if (span.end == span.first) span.first = i;
+        span.end = i + 1;
+        ri->protected_blocks[w] |= bits & -bits;
       }
-      ri->unprotect_pending[w] = 0;
     }
-    runs_flush(&runs);
+    span_flush(&span);
   }
 }
 
@@ -603,7 +561,7 @@ bool gen_major_before_growth(size_t growth) {
 void gen_end(bool minor, uint64_t pause_ns) {
   promoted_all = gc.generational && gc.promote_survivors;
   if (!gc.generational) return;
-  period_faults += protected_writes(written_blocks);
+  period_faults += write_faults;
   if (minor) period_minor_mark_ns += gc.mark_stats.mark_ns;
   judge_period(minor, minors_since_major + minor);
   blocks_after_last = gc.blocks_in_use;
