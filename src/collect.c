@@ -259,7 +259,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   run_hooks(HOOK_AFTER_FINALIZE);
   gen_choose_promotion();
   alloc_after_mark();
-  gen_protect_old_written();
+  gen_protect_old_written(minor);
   run_hooks(HOOK_DEAD_KNOWN);
   notify(GC_EVENT_MARK_END);
   /* Sweep setup touches only block lists, never a thread's cursor: the

@@ -819,7 +819,7 @@ BIBOP_INTERNAL bool gc_expand_heap(size_t bytes);
    at the end, the statistics. */
 BIBOP_INTERNAL bool gen_begin(const char *reason);
 BIBOP_INTERNAL void gen_mark_written(bool minor);
-BIBOP_INTERNAL void gen_protect_old_written(void);
+BIBOP_INTERNAL void gen_protect_old_written(bool minor);
 BIBOP_INTERNAL void gen_choose_promotion(void);   /* after marking, before alloc_after_mark */
 BIBOP_INTERNAL void gen_end(bool minor, uint64_t pause_ns);
 /* Pacing in generational mode (generations.c, "the heap budget after minor
