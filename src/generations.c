@@ -298,11 +298,24 @@ static size_t collect_region(struct region_info *ri, bool minor, size_t *faults)
   size_t written = dirty_written(ri->base, REGION_BYTES, BLOCK_SHIFT, dirty_map);
   size_t n = 0;
   for (size_t w = 0; w < BLOCKS_PER_REGION / 64; w++) {
-    uint64_t now = dirty_map[w], bits = now | (promoted_all ? 0 : ri->dirty_before[w]);
-    *faults += bits_set(now & ri->protected_blocks[w]);
+    uint64_t now = dirty_map[w], before = ri->dirty_before[w];
+    uint64_t faulted = now & ri->protected_blocks[w], young_only = now & before & ~faulted;
+    uint64_t bits = (now & ~young_only) | (promoted_all ? 0 : before & ~now);
+    *faults += bits_set(faulted);
     ri->protected_blocks[w] &= ~now;
     ri->dirty_before[w] = now;
     if (!minor) continue;
+    /* Written now and when the last collection ended, which left it
+       unprotected: it held no old object then (gen_protect_old_written),
+       so it holds none now and is not rescanned. (A block not written
+       then may hold old objects on a page never populated until now:
+       rescanned.) If one of its objects becomes old at the end of this
+       collection, the next one rescans all of its old objects when it is
+       not written again: they are the ones made old now. GCBench's minor
+       collections found ~5,000 blocks written, all but a few hundred of
+       them young-only. */
+    for (uint64_t b = young_only; b; b &= b - 1)
+      memset(ri->remembered[w * 64 + (size_t)__builtin_ctzll(b)], 0xff, sizeof ri->remembered[0]);
     for (; bits; bits &= bits - 1) {
       size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
       rescan_list[n++] = (uint32_t)i | ((now >> (i & 63)) & 1 ? WRITTEN_NOW : 0);
