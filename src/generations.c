@@ -16,19 +16,21 @@
  * Invariants:
  *  1. From the first collection in generational mode on, every heap region
  *     is registered at the start of some collection (world stopped), whose
- *     dirty_collect (invariant 2) finds its populated pages written and
- *     protects them, before a minor collection relies on it; a region seen
- *     for the first time makes that collection major. Pages never
- *     populated are never protected: they hold nothing, and once written
- *     they read as written (dirty.c).
- *  2. Every collection in generational mode, minor or major, collects the
- *     written pages of every tracked region (which protects them again), so
- *     a minor collection sees every page written since the previous
- *     collection started. Pages the kernel cannot vouch for (decommitted
- *     and committed again, untracked) count as written, and so do the
- *     pages of blocks left unprotected because they held no old object
- *     (collect_region, gen_unprotect_after_restart) until a collection
- *     protects them again.
+ *     scan (invariant 2) finds its populated pages written, before a minor
+ *     collection relies on it; a region seen for the first time makes that
+ *     collection major. Pages never populated are never protected: they
+ *     hold nothing, and once written they read as written (dirty.c).
+ *  2. Every collection in generational mode, minor or major, finds the
+ *     written pages of every tracked region, and before the world runs
+ *     again protects those of the blocks that hold old objects
+ *     (gen_protect_old_written); the others stay unprotected and read as
+ *     written at every collection. So a block holding an old object is
+ *     protected, or reads as written, from the end of the collection that
+ *     made the object old on, and a minor collection sees every page
+ *     written since the previous collection started. Pages the kernel
+ *     cannot vouch for (decommitted and committed again, untracked) count
+ *     as written. region_info.protected_blocks is exactly the blocks
+ *     protected and not written since.
  *  3. An old object is never freed by a minor collection. Objects are
  *     young for two cycles (age 0, then age 1 after one survival; alloc.c),
  *     so a young object reachable from an old one was stored there after
@@ -87,13 +89,13 @@ static bool promoted_all;
    MiB. */
 
 /* Register regions not tracked yet; true if there was one. Nothing is
-   protected here: this collection's dirty_collect protects the populated
-   pages, and the fresh ones stay unprotected until written, so a first
-   write to one costs one fault, not two (dirty.c). Protecting whole
-   regions here cost guile-list 60,000 more faults than full collections
-   (223,000 against 164,000), ecl-list 95,000, nix-eval 100,000. A
-   region the kernel refuses ends generational mode (with a warning): minor
-   collections would have to rescan it whole every time. */
+   protected here: the end of this collection protects the populated
+   pages holding old objects, and the fresh ones stay unprotected until
+   written, so a first write to one costs one fault, not two (dirty.c).
+   Protecting whole regions here cost guile-list 60,000 more faults than
+   full collections (223,000 against 164,000), ecl-list 95,000, nix-eval
+   100,000. A region the kernel refuses ends generational mode (with a
+   warning): minor collections would have to rescan it whole every time. */
 static bool track_new_regions(void) {
   bool any = false;
   for (size_t i = 0; i < pt_heap_region_count(); i++) {
