@@ -29,8 +29,8 @@
  *     made the object old on, and a minor collection sees every page
  *     written since the previous collection started. Pages the kernel
  *     cannot vouch for (decommitted and committed again, untracked) count
- *     as written. region_info.protected_blocks is exactly the blocks
- *     protected and not written since.
+ *     as written. region_info.protected_blocks is exactly the blocks the
+ *     last collection left protected (a written one took a fault).
  *  3. An old object is never freed by a minor collection. Objects are
  *     young for two cycles (age 0, then age 1 after one survival; alloc.c),
  *     so a young object reachable from an old one was stored there after
@@ -284,6 +284,7 @@ static void prefetch_objects(struct region_info *ri, size_t i) {
 /* The blocks of one region to rescan, in address order; the top bit says
    written in this cycle. */
 #define WRITTEN_NOW ((uint32_t)1 << 31)
+#define KNOWN_OLD ((uint32_t)1 << 31)   /* change_protection's use of the same list */
 static uint32_t rescan_list[BLOCKS_PER_REGION];
 
 /* Find one region's written blocks (they stay as they are: written ones
@@ -304,7 +305,6 @@ static size_t collect_region(struct region_info *ri, bool minor, size_t *faults)
     uint64_t faulted = now & ri->protected_blocks[w], young_only = now & before & ~faulted;
     uint64_t bits = (now & ~young_only) | (promoted_all ? 0 : before & ~now);
     *faults += bits_set(faulted);
-    ri->protected_blocks[w] &= ~now;
     ri->dirty_before[w] = now;
     if (!minor) continue;
     /* Written now and when the last collection ended, which left it
@@ -374,7 +374,9 @@ static bool holds_old(struct block *b) {
   if (b->state == BLOCK_FREE || b->state == BLOCK_UNUSED) return false;
   if (b->state != BLOCK_SMALL) return true;
   if (gc.kinds[b->kind].pointer_free) return false;
-  uint64_t young[MARK_WORDS], old = 0;
+  uint64_t young[MARK_WORDS], old = 0, marked = 0;
+  for (unsigned w = 0; w < MARK_WORDS; w++) marked |= b->u.mark[w];
+  if (!marked) return false;   /* a block of dead young objects: no young record read */
   if (!alloc_young_mask(b, young)) memset(young, 0, sizeof young);
   for (unsigned w = 0; w < MARK_WORDS; w++) old |= b->u.mark[w] & ~young[w];
   return old != 0;
@@ -383,9 +385,10 @@ static bool holds_old(struct block *b) {
 /* Blocks of one region whose protection changes, gathered in spans: one
    system call per span. Protecting, a span may run over blocks not
    written (they are protected already, or empty: the scan of
-   dirty_protect_written protects only what reads as written);
-   unprotecting, over blocks not protected. A block that must keep its
-   state, or a gap of more than PROTECT_GAP_BLOCKS, ends a span. The gap:
+   dirty_protect_written protects only what reads as written), up to a
+   gap of PROTECT_GAP_BLOCKS; unprotecting (after the protecting, which
+   the blocks between might undo), over none. A block that must keep its
+   state ends a span. The gap:
    walking 512 page table entries that need nothing costs about what one
    more system call does (a 1 GiB range, 262,144 entries, is scanned in
    ~1 ms: 4 ns each). */
@@ -403,23 +406,43 @@ static void span_flush(struct protect_span *s) {
 
 /* Of the blocks in candidates (one region's), those that hold an old
    object (protect) or none (unprotect) change their protection, and
-   protected_blocks with them; the others keep theirs. */
-static void change_protection(struct region_info *ri, const uint64_t *candidates, bool protect) {
-  struct protect_span span = { ri, protect, 0, 0 };
+   protected_blocks with them; the others keep theirs. In a minor
+   collection a candidate already in protected_blocks holds old objects
+   without a look (only a major frees old objects). The blocks are listed
+   first, then judged with their descriptors and young records prefetched
+   a few blocks ahead: genheap's minors write ~26,000 blocks of garbage
+   besides ~2,600 of old objects, one or two cache misses each. */
+static void change_protection(struct region_info *ri, const uint64_t *candidates, bool protect,
+                              bool minor) {
+  size_t n = 0;
   for (size_t w = 0; w < BLOCKS_PER_REGION / 64; w++) {
+    uint64_t known_old = minor ? ri->protected_blocks[w] : 0;
     for (uint64_t bits = candidates[w]; bits; bits &= bits - 1) {
       size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
-      struct block *b = pt_block_of((uintptr_t)ri->base + (i << BLOCK_SHIFT));
-      if ((b && holds_old(b)) != protect) {
-        span_flush(&span);
-        continue;
-      }
-      if (span.end > span.first && i - span.end > PROTECT_GAP_BLOCKS) span_flush(&span);
-      if (span.end == span.first) span.first = i;
-      span.end = i + 1;
-      if (protect) ri->protected_blocks[w] |= bits & -bits;
-      else ri->protected_blocks[w] &= ~(bits & -bits);
+      rescan_list[n++] = (uint32_t)i | ((known_old >> (i & 63)) & 1 ? KNOWN_OLD : 0);
     }
+  }
+  struct protect_span span = { ri, protect, 0, 0 };
+  for (size_t k = 0; k < n + RESCAN_AHEAD; k++) {
+    if (k < n && !(rescan_list[k] & KNOWN_OLD)) {
+      struct block *ahead = pt_block_of((uintptr_t)ri->base + ((size_t)rescan_list[k] << BLOCK_SHIFT));
+      __builtin_prefetch(ahead);
+      alloc_young_prefetch(ahead);
+    }
+    if (k < RESCAN_AHEAD) continue;
+    size_t i = rescan_list[k - RESCAN_AHEAD] & ~KNOWN_OLD;
+    uint64_t bit = (uint64_t)1 << (i & 63);
+    struct block *b = pt_block_of((uintptr_t)ri->base + (i << BLOCK_SHIFT));
+    bool old = (rescan_list[k - RESCAN_AHEAD] & KNOWN_OLD) || (b && holds_old(b));
+    if (old) ri->protected_blocks[i >> 6] |= bit;
+    else ri->protected_blocks[i >> 6] &= ~bit;
+    if (old != protect) {
+      span_flush(&span);
+      continue;
+    }
+    if (span.end > span.first && i - span.end > (protect ? PROTECT_GAP_BLOCKS : 0)) span_flush(&span);
+    if (span.end == span.first) span.first = i;
+    span.end = i + 1;
   }
   span_flush(&span);
 }
@@ -445,13 +468,18 @@ static void change_protection(struct region_info *ri, const uint64_t *candidates
    then only the collector ran, and it stores no pointer into the heap (it
    clears disappearing links), so protecting them now loses no write a
    minor collection needs. */
+static uint64_t unwritten_protected[BLOCKS_PER_REGION / 64];
+
 void gen_protect_old_written(bool minor) {
   if (!gc.generational) return;
   for (size_t r = 0; r < pt_heap_region_count(); r++) {
     struct region_info *ri = pt_region_info(pt_heap_region(r));
     if (!ri->dirty_tracked) continue;
-    if (!minor) change_protection(ri, ri->protected_blocks, false);
-    change_protection(ri, ri->dirty_before, true);
+    if (!minor)   /* the blocks left protected, not written since: their old objects may be dead */
+      for (size_t w = 0; w < BLOCKS_PER_REGION / 64; w++)
+        unwritten_protected[w] = ri->protected_blocks[w] & ~ri->dirty_before[w];
+    change_protection(ri, ri->dirty_before, true, minor);
+    if (!minor) change_protection(ri, unwritten_protected, false, minor);
   }
 }
 

@@ -212,8 +212,8 @@ struct region_info {
   uint64_t (*remembered)[MARK_WORDS];  /* generational mode: per block, the objects to
                                           scan again while it is in dirty_before
                                           (generations.c) */
-  uint64_t *protected_blocks;          /* generational mode: the blocks write-protected
-                                          and not written since (generations.c) */
+  uint64_t *protected_blocks;          /* generational mode: the blocks the last
+                                          collection left write-protected (generations.c) */
   bool dirty_tracked;                  /* generational mode: writes to the region are
                                           tracked (generations.c) */
   uint8_t chunk_space[CHUNKS_PER_REGION];   /* heap.c: the space (small blocks or
