@@ -249,15 +249,14 @@ static size_t set_bits(uint64_t *bitmap, size_t first, size_t last) {
   return newly;
 }
 
-/* The written pages of [start, start + bytes) into bitmap (units of
-   2^unit_shift bytes), protected again if protect. */
-static size_t scan_range(void *start, size_t bytes, unsigned unit_shift, uint64_t *bitmap,
-                         bool protect) {
-  uintptr_t a = (uintptr_t)start, end = a + bytes;
-  size_t units = (bytes + ((size_t)1 << unit_shift) - 1) >> unit_shift;
-  memset(bitmap, 0, ((units + 63) / 64) * sizeof *bitmap);
-  if (units == 0) return 0;
-  if (dirty_init() == DIRTY_BACKEND_NONE) return set_bits(bitmap, 0, units - 1);
+/* The written pages of units [first, first + count) of the range at base
+   (units of 2^unit_shift bytes) into bitmap (bit i: unit i from base; the
+   others untouched), protected again if protect. Returns how many. */
+static size_t scan_units(void *base, size_t first, size_t count, unsigned unit_shift,
+                         uint64_t *bitmap, bool protect) {
+  if (count == 0) return 0;
+  if (dirty_init() == DIRTY_BACKEND_NONE) return set_bits(bitmap, first, first + count - 1);
+  uintptr_t a = (uintptr_t)base + (first << unit_shift), end = a + (count << unit_shift);
   struct pm_page_region regions[SCAN_REGIONS];
   size_t dirty = 0;
   while (a < end) {
@@ -265,14 +264,21 @@ static size_t scan_range(void *start, size_t bytes, unsigned unit_shift, uint64_
     long n = scan_written(a, end, protect, regions, SCAN_REGIONS, &walk_end);
     /* A range that is not (or no longer: a child after fork) registered:
        nothing can be known of it, so all of it counts as written. */
-    if (n < 0) return set_bits(bitmap, 0, units - 1);
+    if (n < 0) return set_bits(bitmap, first, first + count - 1);
     for (long i = 0; i < n; i++)
-      dirty += set_bits(bitmap, (regions[i].start - (uintptr_t)start) >> unit_shift,
-                        (regions[i].end - 1 - (uintptr_t)start) >> unit_shift);
+      dirty += set_bits(bitmap, (regions[i].start - (uintptr_t)base) >> unit_shift,
+                        (regions[i].end - 1 - (uintptr_t)base) >> unit_shift);
     if ((size_t)n < SCAN_REGIONS || walk_end <= a) break;
     a = walk_end;
   }
   return dirty;
+}
+
+static size_t scan_range(void *start, size_t bytes, unsigned unit_shift, uint64_t *bitmap,
+                         bool protect) {
+  size_t units = (bytes + ((size_t)1 << unit_shift) - 1) >> unit_shift;
+  memset(bitmap, 0, ((units + 63) / 64) * sizeof *bitmap);
+  return scan_units(start, 0, units, unit_shift, bitmap, protect);
 }
 
 size_t dirty_collect(void *start, size_t bytes, unsigned unit_shift, uint64_t *bitmap) {
@@ -281,6 +287,11 @@ size_t dirty_collect(void *start, size_t bytes, unsigned unit_shift, uint64_t *b
 
 size_t dirty_written(void *start, size_t bytes, unsigned unit_shift, uint64_t *bitmap) {
   return scan_range(start, bytes, unit_shift, bitmap, false);
+}
+
+size_t dirty_collect_units(void *base, size_t first, size_t count, unsigned unit_shift,
+                           uint64_t *bitmap, bool protect) {
+  return scan_units(base, first, count, unit_shift, bitmap, protect);
 }
 
 /* Only the pages that read as written are touched: a page that is

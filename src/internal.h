@@ -419,6 +419,11 @@ BIBOP_INTERNAL size_t dirty_collect(void *start, size_t bytes, unsigned unit_shi
 /* As dirty_collect, but the pages stay as they are: a written page reads as
    written again at the next call. */
 BIBOP_INTERNAL size_t dirty_written(void *start, size_t bytes, unsigned unit_shift, uint64_t *bitmap);
+/* Units [first, first + count) of the range at base: their written pages
+   set their bits of bitmap (bit i: unit i from base; no other bit
+   changes), protected again if protect, left as they are if not. */
+BIBOP_INTERNAL size_t dirty_collect_units(void *base, size_t first, size_t count, unsigned unit_shift,
+                                          uint64_t *bitmap, bool protect);
 /* Protect the pages of the range that read as written; protected and empty
    pages are left as they are. false: the range could not be scanned. */
 BIBOP_INTERNAL bool dirty_protect_written(void *start, size_t bytes);
