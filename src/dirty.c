@@ -7,7 +7,8 @@
  *     asynchronous (Linux >= 6.7: the kernel resolves each write fault
  *     itself, no signal, no thread, writes by system calls included);
  *     PAGEMAP_SCAN on /proc/self/pagemap reports the written pages of a
- *     range and write-protects them again in the same walk;
+ *     range and write-protects them again in the same walk, or only
+ *     reports them (dirty_written: they stay unprotected);
  *   "none": nothing is tracked and every page is reported written.
  * Invariant: a page written after dirty_protect (or after the collection
  * that reported it) is reported by the next dirty_collect over it, and so
