@@ -8,8 +8,8 @@
  * collectable blocks; mark from the roots (mark.c, roots.c) until the mark
  * stack is empty and no overflow is pending; set the bits of every
  * allocation cursor's claimed window again (cursors live on); the world
- * restarts (the lock stays held); in generational mode, written blocks
- * without old objects are left unprotected (generations.c); dead objects of
+ * restarts (the lock stays held; in generational mode, the written blocks
+ * that hold old objects were protected again just before); dead objects of
  * kinds with disclaim procedures are disclaimed (disclaim.c); sweep setup: blocks and large
  * objects with no marks go back to the block pool, every size class's list
  * becomes its lazy-sweep list (full blocks of old objects last, unvisited
@@ -259,6 +259,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   run_hooks(HOOK_AFTER_FINALIZE);
   gen_choose_promotion();
   alloc_after_mark();
+  gen_protect_old_written(minor);
   run_hooks(HOOK_DEAD_KNOWN);
   notify(GC_EVENT_MARK_END);
   /* Sweep setup touches only block lists, never a thread's cursor: the
@@ -266,7 +267,6 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   notify(GC_EVENT_PRE_START_WORLD);
   stopworld_start();
   notify(GC_EVENT_POST_START_WORLD);
-  gen_unprotect_after_restart(minor);
 
   notify(GC_EVENT_RECLAIM_START);
   run_hooks(HOOK_WORLD_RESTARTED);   /* disclaim procedures: lock held, world running */

@@ -7,7 +7,8 @@
  *     asynchronous (Linux >= 6.7: the kernel resolves each write fault
  *     itself, no signal, no thread, writes by system calls included);
  *     PAGEMAP_SCAN on /proc/self/pagemap reports the written pages of a
- *     range and write-protects them again in the same walk;
+ *     range and write-protects them again in the same walk, or only
+ *     reports them (dirty_written: they stay unprotected);
  *   "none": nothing is tracked and every page is reported written.
  * Invariant: a page written after dirty_protect (or after the collection
  * that reported it) is reported by the next dirty_collect over it, and so
@@ -114,7 +115,7 @@ static bool uffd_register(uintptr_t start, size_t bytes) {
 }
 
 /* One PAGEMAP_SCAN call over [start, end): written pages into regions,
-   write-protected again. Returns the number of regions, -1 on error;
+   write-protected again if protect. Returns the number of regions, -1 on error;
    *walk_end is where the kernel stopped. Only pages that hold something
    (present or swapped) are asked for: asked for "written" alone, the
    kernel takes its fast path, which reports every unprotected empty entry
@@ -125,11 +126,11 @@ static bool uffd_register(uintptr_t start, size_t bytes) {
    Measured on a 64 MiB range with one page per 2 MiB populated, scanned,
    then every page written: 32,736 faults with the fast path, 16,352
    without. */
-static long scan_written(uintptr_t start, uintptr_t end, struct pm_page_region *regions,
-                         size_t nregions, uintptr_t *walk_end) {
+static long scan_written(uintptr_t start, uintptr_t end, bool protect,
+                         struct pm_page_region *regions, size_t nregions, uintptr_t *walk_end) {
   struct pm_scan_arg arg = {
     .size = sizeof arg,
-    .flags = PM_SCAN_FLAG_WP_MATCHING | PM_SCAN_FLAG_CHECK_WPASYNC,
+    .flags = (protect ? PM_SCAN_FLAG_WP_MATCHING : 0) | PM_SCAN_FLAG_CHECK_WPASYNC,
     .start = start, .end = end,
     .vec = (uintptr_t)regions, .vec_len = nregions,
     .category_mask = PAGE_CATEGORY_WRITTEN,
@@ -174,9 +175,9 @@ static bool async_backend_works(void) {
   if (uffd_register(a, page) && uffd_writeprotect(a, page, true)) {
     struct pm_page_region r[1];
     uintptr_t walk_end;
-    long before = scan_written(a, a + page, r, 1, &walk_end);
+    long before = scan_written(a, a + page, true, r, 1, &walk_end);
     *(volatile char *)p = 1;
-    long after = scan_written(a, a + page, r, 1, &walk_end);
+    long after = scan_written(a, a + page, true, r, 1, &walk_end);
     ok = before == 0 && after == 1 && r[0].start == a;
   }
   os_unmap(p, page);   /* unregisters it */
@@ -249,25 +250,64 @@ static size_t set_bits(uint64_t *bitmap, size_t first, size_t last) {
   return newly;
 }
 
-size_t dirty_collect(void *start, size_t bytes, unsigned unit_shift, uint64_t *bitmap) {
-  uintptr_t a = (uintptr_t)start, end = a + bytes;
-  size_t units = (bytes + ((size_t)1 << unit_shift) - 1) >> unit_shift;
-  memset(bitmap, 0, ((units + 63) / 64) * sizeof *bitmap);
-  if (units == 0) return 0;
-  if (dirty_init() == DIRTY_BACKEND_NONE) return set_bits(bitmap, 0, units - 1);
+/* The written pages of units [first, first + count) of the range at base
+   (units of 2^unit_shift bytes) into bitmap (bit i: unit i from base; the
+   others untouched), protected again if protect. Returns how many. */
+static size_t scan_units(void *base, size_t first, size_t count, unsigned unit_shift,
+                         uint64_t *bitmap, bool protect) {
+  if (count == 0) return 0;
+  if (dirty_init() == DIRTY_BACKEND_NONE) return set_bits(bitmap, first, first + count - 1);
+  uintptr_t a = (uintptr_t)base + (first << unit_shift), end = a + (count << unit_shift);
   struct pm_page_region regions[SCAN_REGIONS];
   size_t dirty = 0;
   while (a < end) {
     uintptr_t walk_end;
-    long n = scan_written(a, end, regions, SCAN_REGIONS, &walk_end);
+    long n = scan_written(a, end, protect, regions, SCAN_REGIONS, &walk_end);
     /* A range that is not (or no longer: a child after fork) registered:
        nothing can be known of it, so all of it counts as written. */
-    if (n < 0) return set_bits(bitmap, 0, units - 1);
+    if (n < 0) return set_bits(bitmap, first, first + count - 1);
     for (long i = 0; i < n; i++)
-      dirty += set_bits(bitmap, (regions[i].start - (uintptr_t)start) >> unit_shift,
-                        (regions[i].end - 1 - (uintptr_t)start) >> unit_shift);
+      dirty += set_bits(bitmap, (regions[i].start - (uintptr_t)base) >> unit_shift,
+                        (regions[i].end - 1 - (uintptr_t)base) >> unit_shift);
     if ((size_t)n < SCAN_REGIONS || walk_end <= a) break;
     a = walk_end;
   }
   return dirty;
+}
+
+static size_t scan_range(void *start, size_t bytes, unsigned unit_shift, uint64_t *bitmap,
+                         bool protect) {
+  size_t units = (bytes + ((size_t)1 << unit_shift) - 1) >> unit_shift;
+  memset(bitmap, 0, ((units + 63) / 64) * sizeof *bitmap);
+  return scan_units(start, 0, units, unit_shift, bitmap, protect);
+}
+
+size_t dirty_collect(void *start, size_t bytes, unsigned unit_shift, uint64_t *bitmap) {
+  return scan_range(start, bytes, unit_shift, bitmap, true);
+}
+
+size_t dirty_written(void *start, size_t bytes, unsigned unit_shift, uint64_t *bitmap) {
+  return scan_range(start, bytes, unit_shift, bitmap, false);
+}
+
+size_t dirty_collect_units(void *base, size_t first, size_t count, unsigned unit_shift,
+                           uint64_t *bitmap, bool protect) {
+  return scan_units(base, first, count, unit_shift, bitmap, protect);
+}
+
+/* Only the pages that read as written are touched: a page that is
+   protected stays so, and an empty one stays without a marker (its first
+   write costs one fault, not two: scan_written). */
+bool dirty_protect_written(void *start, size_t bytes) {
+  if (dirty_init() == DIRTY_BACKEND_NONE) return true;
+  uintptr_t a = (uintptr_t)start, end = a + bytes;
+  struct pm_page_region regions[SCAN_REGIONS];
+  while (a < end) {
+    uintptr_t walk_end;
+    long n = scan_written(a, end, true, regions, SCAN_REGIONS, &walk_end);
+    if (n < 0) return false;
+    if ((size_t)n < SCAN_REGIONS || walk_end <= a) break;
+    a = walk_end;
+  }
+  return true;
 }

@@ -213,9 +213,8 @@ struct region_info {
   uint64_t (*remembered)[MARK_WORDS];  /* generational mode: per block, the objects to
                                           scan again while it is in dirty_before
                                           (generations.c) */
-  uint64_t *unprotect_pending;         /* generational mode: the blocks to leave
-                                          unprotected once the world runs again
-                                          (generations.c) */
+  uint64_t *protected_blocks;          /* generational mode: the blocks the last
+                                          collection left write-protected (generations.c) */
   bool dirty_tracked;                  /* generational mode: writes to the region are
                                           tracked (generations.c) */
   uint8_t chunk_space[CHUNKS_PER_REGION];   /* heap.c: the space (small blocks or
@@ -420,6 +419,17 @@ BIBOP_INTERNAL bool dirty_unprotect(void *start, size_t bytes);
    now or by the next call, never lost). Returns the number of dirty units.
    Unregistered ranges, failures and the "none" backend: all units dirty. */
 BIBOP_INTERNAL size_t dirty_collect(void *start, size_t bytes, unsigned unit_shift, uint64_t *bitmap);
+/* As dirty_collect, but the pages stay as they are: a written page reads as
+   written again at the next call. */
+BIBOP_INTERNAL size_t dirty_written(void *start, size_t bytes, unsigned unit_shift, uint64_t *bitmap);
+/* Units [first, first + count) of the range at base: their written pages
+   set their bits of bitmap (bit i: unit i from base; no other bit
+   changes), protected again if protect, left as they are if not. */
+BIBOP_INTERNAL size_t dirty_collect_units(void *base, size_t first, size_t count, unsigned unit_shift,
+                                          uint64_t *bitmap, bool protect);
+/* Protect the pages of the range that read as written; protected and empty
+   pages are left as they are. false: the range could not be scanned. */
+BIBOP_INTERNAL bool dirty_protect_written(void *start, size_t bytes);
 
 /* ---- metadata allocator (meta.c): memory outside the heap, never scanned -- */
 
@@ -867,13 +877,13 @@ BIBOP_INTERNAL void gc_undo_growth(size_t budget_before);
 BIBOP_INTERNAL bool gc_expand_heap(size_t bytes);
 /* Generational collection (generations.c): at the start of a collection,
    minor or major (true: minor; the world is stopped); after the marks are
-   cleared and the markers started, the old objects of written pages are
-   pushed (minor) or the written pages only protected again (major); once
-   the world runs again (lock held), the written blocks that hold no old
-   object are unprotected; at the end, the statistics. */
+   cleared and the markers started, the written pages are found and the old
+   objects on them pushed (minor); after alloc_after_mark, world still
+   stopped, the written blocks that hold old objects are protected again;
+   at the end, the statistics. */
 BIBOP_INTERNAL bool gen_begin(const char *reason);
 BIBOP_INTERNAL void gen_mark_written(bool minor);
-BIBOP_INTERNAL void gen_unprotect_after_restart(bool minor);
+BIBOP_INTERNAL void gen_protect_old_written(bool minor);
 BIBOP_INTERNAL void gen_choose_promotion(void);   /* after marking, before alloc_after_mark */
 BIBOP_INTERNAL void gen_end(bool minor, uint64_t pause_ns);
 /* Pacing in generational mode (generations.c, "the heap budget after minor

@@ -11,14 +11,16 @@
  * remembered objects (pages written only in the cycle before the last
  * collection): an old object that shares its young target with another
  * one, which loses it, and an object of age 1 given a young pointer, then
- * left alone once old; and an old object given a chain in a cycle whose
- * survivors all become old at once, then left alone. bibop only (bibop.h statistics; stock's incremental
+ * left alone once old; an old object given a chain in a cycle whose
+ * survivors all become old at once, then left alone; and old and young
+ * objects in one block, each given a chain. bibop only (bibop.h statistics; stock's incremental
  * mode makes read(2) into a protected heap page fail).
  * Usage: api_generational [rounds]. */
 #define GC_THREADS
 #include <gc.h>
 #include <bibop.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -284,6 +286,73 @@ static void promoted_scenarios(void) {
   CHECKF(all_minor >= SCENARIOS / 4, "only %d scenarios ran on minor collections", all_minor);
 }
 
+/* ---- old objects in blocks that also hold young ones -------------------- */
+
+/* D: a page of four 1 KiB records (a size class nothing else here uses)
+   whose second and fourth died in a major collection takes two new records
+   in their slots (nothing else of the class has free slots), so its block
+   holds old objects and young ones at once, and is written whenever its
+   young records are (generations.c protects again only the written blocks
+   that hold old objects; a block allocated into since the last collection
+   may still hold old ones). An old record then takes a young chain, so
+   does a young one, and minor collections follow: both chains must stay.
+   Each scenario starts with the major collection that frees the last
+   one's records, so blocks whose old objects all died are filled again.
+   Returns 1 if the scenario ran on minor collections only. */
+struct record {
+  struct node *chain;
+  char pad[1000];
+};
+#define MIXED_RECORDS 512   /* 128 pages */
+#define MIXED_SCENARIOS 20
+static struct record *volatile mixed[MIXED_RECORDS];   /* root; volatile: its stores of NULL
+                                                          must happen before GC_gcollect */
+static uint64_t mixed_ids[MIXED_RECORDS];
+
+static int mixed_scenario(int i) {
+  for (int k = 0; k < MIXED_RECORDS; k++) {
+    mixed[k] = GC_MALLOC(sizeof(struct record));
+    CHECK(mixed[k] != NULL);
+  }
+  GC_gcollect();
+  GC_gcollect();   /* the records are old now */
+  for (int k = 1; k < MIXED_RECORDS; k += 2) mixed[k] = NULL;
+  GC_gcollect();   /* their slots free, in blocks that keep old records */
+  unsigned shared = 0;
+  for (int k = 1; k < MIXED_RECORDS; k += 2) {
+    mixed[k] = GC_MALLOC(sizeof(struct record));
+    CHECK(mixed[k] != NULL);
+    bool beside_old = false;
+    for (int j = 0; j < MIXED_RECORDS && !beside_old; j += 2)
+      beside_old = ((uintptr_t)mixed[k] >> 12) == ((uintptr_t)mixed[j] >> 12);
+    shared += beside_old;
+  }
+  CHECKF(shared >= MIXED_RECORDS / 4, "scenario %d: only %u young records share a page with an "
+         "old one", i, shared);
+  unsigned long before = minors();
+  collect_by_allocation();   /* the young records of age 1 */
+  for (int k = 0; k < MIXED_RECORDS; k++) {
+    mixed_ids[k] = take_ids();
+    give_chain(&mixed[k]->chain, NULL, mixed_ids[k]);
+  }
+  collect_by_allocation();
+  collect_by_allocation();
+  collect_by_allocation();   /* freed memory reused */
+  for (int k = 0; k < 2000; k++) (void)new_node(0);
+  for (int k = 0; k < MIXED_RECORDS; k++)
+    check_chain(mixed[k]->chain, mixed_ids[k],
+                k % 2 ? "D: a young record beside an old one" : "D: an old record beside young ones", i);
+  return minors() - before == 4;
+}
+
+static void mixed_scenarios(void) {
+  int all_minor = 0;
+  for (int i = 0; i < MIXED_SCENARIOS; i++) all_minor += mixed_scenario(i);
+  printf("old and young in one block: %d of %d scenarios on minor collections only\n", all_minor,
+         MIXED_SCENARIOS);
+  CHECKF(all_minor >= MIXED_SCENARIOS / 4, "only %d scenarios ran on minor collections", all_minor);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) rounds = atol(argv[1]);
   check_seed_ = 12345;
@@ -302,6 +371,7 @@ int main(int argc, char **argv) {
 
   remembered_scenarios();
   promoted_scenarios();
+  mixed_scenarios();
 
   pthread_t tid[THREADS];
   struct worker w[THREADS];
