@@ -617,15 +617,24 @@ static ALWAYS_INLINE void run(struct marker *m, char *lo, char *hi, const unsign
     top = scan_entry(m, top, e.start, e.descr, mode, &d);
     if ((mode & MODE_PARALLEL) && --until_share_check == 0) {
       until_share_check = SHARE_CHECK_INTERVAL;
-      if (markers_hungry() && (top - m->base > 2 || (top - m->base + 1) + ahead_count >= 2)) {
+      if (markers_hungry() &&
+          (top - m->base > 2 || (top - m->base + 1) + ahead_count + d.fifo_count >= 2)) {
         /* A marker following a few chains (lists) holds them in the
-           scan-ahead queue, its stack nearly empty: back on the stack
-           they go, so that half can be shared. Otherwise the other
-           markers of guile-parmap marked nothing in most collections.
-           Only then: with a stack to share from, the queue stays (putting
-           it back each time cost mt_gcbench's 4 threads 9% more CPU). */
-        if (top - m->base <= 2)
+           scan-ahead queue and the candidate FIFO, its stack nearly
+           empty: back on the stack they go, so that half can be shared.
+           Otherwise the other markers of guile-parmap marked nothing in
+           most collections. The FIFO counts too: with two chains in hand,
+           one waits in the scan-ahead queue while the other's next cell
+           waits in the FIFO, the stack is empty, and until session 12 such
+           a marker never shared (bench/lists.c, two lists of 3 M cells,
+           GC_MARKERS=2: the other marker marked none of them; guile-list's
+           GC #23 left the helper a sixth of 6 M cells).
+           Only then: with a stack to share from, the queues stay (putting
+           them back each time cost mt_gcbench's 4 threads 9% more CPU). */
+        if (top - m->base <= 2) {
           top = requeue_ahead(m, top, ahead, &ahead_head, &ahead_count);
+          top = fifo_flush(m, top, mode, &d);
+        }
         m->top = top;
         markers_share(m);
         top = m->top;
