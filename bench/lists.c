@@ -14,7 +14,8 @@
  * consing onto the front as Lisp does (a list's head is its newest cell, so
  * following it walks addresses downwards). -i allocates the lists'
  * cells interleaved (one cell of each in turn) instead of one list after
- * the other. The heads are held in a static array. Interior pointers are
+ * the other; -s allocates all the cells first and links them in a random
+ * (fixed) order, so that each step of a list is a cache miss. The heads are held in a static array. Interior pointers are
  * off (GC_set_all_interior_pointers(0), as ECL does), so a cell takes 16
  * bytes on both collectors; -I leaves them on (32-byte cells).
  *
@@ -28,7 +29,8 @@
  * prints a diagnostic and exits 1 before any result.
  *
  * Output: one line on stdout, key=value fields:
- *   lists variant=V markers_env=E lists=L cells=C interleaved=0|1
+ *   lists variant=V markers_env=E lists=L cells=C
+ *         layout=consecutive|interleaved|scattered
  *         cell_bytes=B collections=N pause_med_ms=A pause_min_ms=B
  *         pause_max_ms=C others_share_med=S others_share_min=T
  * others_share is the fraction of the marked objects that markers other
@@ -60,9 +62,41 @@ static long nlists = 2, ncells = 3000000;
 
 static uintptr_t value_at(long position) { return 2 + 4 * (uintptr_t)position; }
 
+/* Scattered: every cell allocated first (held by one scanned array),
+   then linked in a random order, so that following a list jumps across
+   the whole heap. */
+static void build_scattered(void) {
+  size_t total = (size_t)nlists * (size_t)ncells;
+  struct cell **all = GC_MALLOC(total * sizeof *all);
+  if (!all) { fprintf(stderr, "lists: out of memory\n"); exit(1); }
+  for (size_t k = 0; k < total; k++)
+    if (!(all[k] = GC_MALLOC(sizeof(struct cell)))) { fprintf(stderr, "lists: out of memory\n"); exit(1); }
+  uint64_t x = 88172645463325252ull;   /* xorshift64: the same order every run */
+  for (size_t k = total - 1; k > 0; k--) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    size_t j = (size_t)(x % (k + 1));
+    struct cell *t = all[k]; all[k] = all[j]; all[j] = t;
+  }
+  for (long l = 0; l < nlists; l++) {
+    struct cell *next = NULL;
+    for (long i = ncells - 1; i >= 0; i--) {
+      struct cell *c = all[(size_t)l * (size_t)ncells + (size_t)i];
+      c->value = value_at(i);
+      c->next = next;
+      next = c;
+    }
+    heads[l] = next;
+  }
+  GC_FREE(all);
+}
+
 /* Cons-built: the cell allocated last is the head, at position 0. */
-static void build(int interleaved) {
+static void build(int interleaved, int scattered) {
   for (long l = 0; l < nlists; l++) heads[l] = NULL;
+  if (scattered) {
+    build_scattered();
+    return;
+  }
   if (interleaved) {
     for (long i = ncells - 1; i >= 0; i--)
       for (long l = 0; l < nlists; l++) {
@@ -121,18 +155,19 @@ static double median(double *v, int n) {
 }
 
 int main(int argc, char **argv) {
-  int ntimed = 7, interleaved = 0, interior = 0, verbose = 0;
+  int ntimed = 7, interleaved = 0, scattered = 0, interior = 0, verbose = 0;
   for (int a = 1; a < argc; a++) {
     if (!strcmp(argv[a], "-l") && a + 1 < argc) nlists = strtol(argv[++a], NULL, 10);
     else if (!strcmp(argv[a], "-c") && a + 1 < argc) ncells = strtol(argv[++a], NULL, 10);
     else if (!strcmp(argv[a], "-n") && a + 1 < argc) ntimed = (int)strtol(argv[++a], NULL, 10);
     else if (!strcmp(argv[a], "-i")) interleaved = 1;
+    else if (!strcmp(argv[a], "-s")) scattered = 1;
     else if (!strcmp(argv[a], "-I")) interior = 1;
     else if (!strcmp(argv[a], "-v")) verbose = 1;
     else { nlists = 0; break; }
   }
   if (nlists < 1 || nlists > MAX_LISTS || ncells < 1 || ntimed < 1 || ntimed > MAX_TIMED) {
-    fprintf(stderr, "usage: %s [-l LISTS(1..%d)] [-c CELLS] [-n COLLECTIONS(1..%d)] [-i] [-I] [-v]\n",
+    fprintf(stderr, "usage: %s [-l LISTS(1..%d)] [-c CELLS] [-n COLLECTIONS(1..%d)] [-i | -s] [-I] [-v]\n",
             argv[0], MAX_LISTS, MAX_TIMED);
     return 2;
   }
@@ -145,7 +180,7 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  build(interleaved);
+  build(interleaved, scattered);
   check("after the build");
   GC_gcollect();   /* warm-up, not timed: also finishes the build's sweeping */
   check("after the warm-up collection");
@@ -183,9 +218,10 @@ int main(int argc, char **argv) {
   }
   double pmed = median(pause, ntimed), smed = median(share, ntimed);
   const char *env = getenv("GC_MARKERS");
-  printf("lists variant=%s markers_env=%s lists=%ld cells=%ld interleaved=%d cell_bytes=%d "
+  printf("lists variant=%s markers_env=%s lists=%ld cells=%ld layout=%s cell_bytes=%d "
          "collections=%d pause_med_ms=%.2f pause_min_ms=%.2f pause_max_ms=%.2f ",
-         VARIANT, (env && *env) ? env : "unset", nlists, ncells, interleaved, interior ? 32 : 16,
+         VARIANT, (env && *env) ? env : "unset", nlists, ncells,
+         scattered ? "scattered" : interleaved ? "interleaved" : "consecutive", interior ? 32 : 16,
          ntimed, pmed, pmin, pmax);
   if (smed < 0) printf("others_share_med=- others_share_min=-\n");
   else printf("others_share_med=%.3f others_share_min=%.3f\n", smed, smin);

@@ -33,6 +33,7 @@
 static size_t mark_stack_max = MARK_STACK_MAX_ENTRIES;
 #define SCAN_CHUNK_BYTES 4096   /* long ranges are scanned this much at a time */
 #define SHARE_CHECK_INTERVAL 64 /* entries scanned between looks at idle markers */
+#define CHAINS_MAX 3            /* chains followed together without the queues */
 
 struct marker main_marker;      /* the collecting thread's; roots are pushed here */
 /* The marker this thread is draining for: client mark procedures reach it
@@ -493,37 +494,92 @@ static struct mark_entry *scan_indirect(struct marker *m, struct mark_entry *top
   return scan_entry(m, top, start, real, mode, &d);
 }
 
-/* A chain. A marker with one entry in hand (stack, FIFO and scan-ahead
+/* Chains. A marker with one entry in hand (stack, FIFO and scan-ahead
    queue together) is following a single chain, typically a linked list:
    each object leads to one more, whose address is known only once the
    current object is read, so the queues have nothing to overlap and only
    cost instructions, more than the cell's own marking (callgrind, 16-byte
-   cells: 170 instructions per cell with them, 105 without). The entry goes
-   back on the stack and the chain is followed without either queue until
-   an object leads to two or more. Measured with 16-byte cells on the loaded
-   2-core VM (GC_MARKERS=1, same runs): one list of 6 M cells in allocation
-   order 90-95 ms per collection against 113-117 with the queues. Only one:
-   three lists followed one at a time (a first version took up to four
-   entries in hand for chains) were slower than through the queues, by
-   15-25% with their cells interleaved and 10% with them scattered (the
-   queues advance the three together, so their misses overlap and the
-   lines they share are read once).
-   follow_chain follows the chain whose object is the stack's only entry
-   until an object leads to no other or to several. A loop of its own, out
-   of line (one copy per mode, as run()), so that its few variables stay in
-   registers: inside run() the queues' indices crowded them out (30 more
-   instructions per list cell). No sharing with other markers: one chain
-   cannot be split. */
+   cells: 170 instructions per cell with them, 105 without). The same holds
+   for two or three chains in hand: the queues cost 192 instructions per
+   cell of two lists, and the processor overlaps the chains' loads by
+   itself when their steps follow each other in the same loop. So with at
+   most CHAINS_MAX entries in hand, they go back on the stack and are
+   followed together without either queue, one object of each in turn,
+   until one leads to no other or to several (then run() takes over again).
+   Measured with bench/lists.c (16-byte cells, GC_MARKERS=1, loaded 2-core
+   VM, same runs): two lists of 2 M cells 34 -> 19 ms a collection (107
+   instructions per cell), interleaved 34 -> 19, three 50 -> 27; one list
+   97 instructions per cell (103 before the short-range step below).
+   Session 10's first version followed several chains one at a time, the
+   others waiting on the stack, and was slower than the queues by 15-25%
+   with interleaved cells (the queues advanced them together); a loop over
+   a variable number of chains (up to four, entries copied to an array)
+   was no faster than the queues: each count has its own loop.
+   Out of line (one copy per mode, as run()), so that its few variables
+   stay in registers: inside run() the queues' indices crowded them out
+   (30 more instructions per list cell). With two or three chains, a
+   hungry marker is given one every SHARE_CHECK_INTERVAL steps
+   (markers_share: the older half of the stack); one chain cannot be
+   split. */
+/* One object of a chain: a short range (the usual list cell) scanned
+   without scan_entry's checks for long ranges. */
+static ALWAYS_INLINE struct mark_entry *chain_step(struct marker *m, struct mark_entry *top,
+                                                   struct mark_entry e, const unsigned mode,
+                                                   struct drain *d) {
+  if (UNLIKELY((e.descr & GC_DS_TAGS) != GC_DS_LENGTH || e.descr > SCAN_CHUNK_BYTES))
+    return scan_entry(m, top, e.start, e.descr, mode, d);
+  const uintptr_t *p = (const uintptr_t *)e.start;
+  const uintptr_t *end = p + e.descr / sizeof(uintptr_t);
+  m->stats.candidates += e.descr / sizeof(uintptr_t);
+  for (; p < end; p++) top = consider(m, top, *p, mode, d);
+  return top;
+}
+
 static ALWAYS_INLINE struct mark_entry *follow_chain(struct marker *m, struct mark_entry *top,
                                                      const struct drain *in_run,
                                                      const unsigned mode) {
   struct drain d = *in_run;              /* bounds only: no FIFO without MODE_PREFETCH */
+  /* Fixed: CHAINS_MAX entries and one step's pushes (at most a
+     SCAN_CHUNK_BYTES range's words) never make a stack grow. */
   struct mark_entry *const base = m->base;
-  while (top == base) {
-    struct mark_entry e = *top--;
-    top = scan_entry(m, top, e.start, e.descr, mode, &d);
+  unsigned until_share_check = SHARE_CHECK_INTERVAL;
+  for (;;) {
+    while (top == base) {
+      struct mark_entry e = *top--;
+      top = chain_step(m, top, e, mode, &d);
+    }
+    if (top == base + 1) {
+      do {
+        struct mark_entry a = base[0], b = base[1];
+        top = chain_step(m, base - 1, a, mode, &d);
+        top = chain_step(m, top, b, mode, &d);
+        if ((mode & MODE_PARALLEL) && --until_share_check == 0) {
+          until_share_check = SHARE_CHECK_INTERVAL;
+          if (top == base + 1 && markers_hungry()) {
+            m->top = top;
+            markers_share(m);
+            top = m->top;
+          }
+        }
+      } while (top == base + 1);
+      continue;
+    }
+    if (top != base + 2) return top;
+    do {
+      struct mark_entry a = base[0], b = base[1], c = base[2];
+      top = chain_step(m, base - 1, a, mode, &d);
+      top = chain_step(m, top, b, mode, &d);
+      top = chain_step(m, top, c, mode, &d);
+      if ((mode & MODE_PARALLEL) && --until_share_check == 0) {
+        until_share_check = SHARE_CHECK_INTERVAL;
+        if (top == base + 2 && markers_hungry()) {
+          m->top = top;
+          markers_share(m);
+          top = m->top;
+        }
+      }
+    } while (top == base + 2);
   }
-  return top;
 }
 
 typedef struct mark_entry *chain_follower(struct marker *, struct mark_entry *,
@@ -581,7 +637,7 @@ static ALWAYS_INLINE void run(struct marker *m, char *lo, char *hi, const unsign
   for (;;) {
     struct mark_entry e;
     if (mode & MODE_PREFETCH) {
-      if ((size_t)(top + 1 - m->base) + ahead_count + d.fifo_count <= 1) {
+      if ((size_t)(top + 1 - m->base) + ahead_count + d.fifo_count <= CHAINS_MAX) {
         /* A chain (see above): what is in hand back on the stack. */
         top = requeue_ahead(m, top, ahead, &ahead_head, &ahead_count);
         top = fifo_flush(m, top, mode, &d);
