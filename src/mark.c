@@ -535,6 +535,19 @@ static ALWAYS_INLINE struct mark_entry *chain_step(struct marker *m, struct mark
   return top;
 }
 
+/* Every SHARE_CHECK_INTERVAL steps of several chains: one for a hungry
+   marker (markers_share gives the older half of the stack). */
+static struct mark_entry *share_chains(struct marker *m, struct mark_entry *top,
+                                       unsigned *until_share_check) {
+  *until_share_check = SHARE_CHECK_INTERVAL;
+  if (top > m->base && markers_hungry()) {
+    m->top = top;
+    markers_share(m);
+    top = m->top;
+  }
+  return top;
+}
+
 static ALWAYS_INLINE struct mark_entry *follow_chain(struct marker *m, struct mark_entry *top,
                                                      const struct drain *in_run,
                                                      const unsigned mode) {
@@ -553,14 +566,8 @@ static ALWAYS_INLINE struct mark_entry *follow_chain(struct marker *m, struct ma
         struct mark_entry a = base[0], b = base[1];
         top = chain_step(m, base - 1, a, mode, &d);
         top = chain_step(m, top, b, mode, &d);
-        if ((mode & MODE_PARALLEL) && --until_share_check == 0) {
-          until_share_check = SHARE_CHECK_INTERVAL;
-          if (top == base + 1 && markers_hungry()) {
-            m->top = top;
-            markers_share(m);
-            top = m->top;
-          }
-        }
+        if ((mode & MODE_PARALLEL) && --until_share_check == 0)
+          top = share_chains(m, top, &until_share_check);
       } while (top == base + 1);
       continue;
     }
@@ -570,14 +577,8 @@ static ALWAYS_INLINE struct mark_entry *follow_chain(struct marker *m, struct ma
       top = chain_step(m, base - 1, a, mode, &d);
       top = chain_step(m, top, b, mode, &d);
       top = chain_step(m, top, c, mode, &d);
-      if ((mode & MODE_PARALLEL) && --until_share_check == 0) {
-        until_share_check = SHARE_CHECK_INTERVAL;
-        if (top == base + 2 && markers_hungry()) {
-          m->top = top;
-          markers_share(m);
-          top = m->top;
-        }
-      }
+      if ((mode & MODE_PARALLEL) && --until_share_check == 0)
+        top = share_chains(m, top, &until_share_check);
     } while (top == base + 2);
   }
 }
