@@ -34,6 +34,7 @@ static size_t mark_stack_max = MARK_STACK_MAX_ENTRIES;
 #define SCAN_CHUNK_BYTES 4096   /* long ranges are scanned this much at a time */
 #define SHARE_CHECK_INTERVAL 64 /* entries scanned between looks at idle markers */
 #define CHAINS_MAX 3            /* chains followed together without the queues */
+#define CHAINS_SCATTERED_ENTRIES 65536 /* entries through the queues after scattered chains */
 
 struct marker main_marker;      /* the collecting thread's; roots are pushed here */
 /* The marker this thread is draining for: client mark procedures reach it
@@ -296,6 +297,7 @@ struct drain {
   struct prefetch_slot *fifo;       /* the marker's ring of PREFETCH_FIFO_MAX slots */
   unsigned fifo_head, fifo_count;   /* empty when the drain ends */
   unsigned fifo_size, fifo_low;     /* prefetch_size, prefetch_low */
+  bool chains_scattered;            /* several chains go through the queues (follow_chain) */
 };
 
 static inline struct drain drain_begin(const struct marker *m) {
@@ -506,10 +508,20 @@ static struct mark_entry *scan_indirect(struct marker *m, struct mark_entry *top
    most CHAINS_MAX entries in hand, they go back on the stack and are
    followed together without either queue, one object of each in turn,
    until one leads to no other or to several (then run() takes over again).
-   Measured with bench/lists.c (16-byte cells, GC_MARKERS=1, loaded 2-core
-   VM, same runs): two lists of 2 M cells 34 -> 19 ms a collection (107
-   instructions per cell), interleaved 34 -> 19, three 50 -> 27; one list
-   97 instructions per cell (103 before the short-range step below).
+   Each step prefetches the next cells of the chains that follow it, so
+   that their misses overlap. Measured with bench/lists.c (16-byte cells,
+   GC_MARKERS=1, loaded 2-core VM, same runs): two lists of 2 M cells
+   34 -> 19 ms a collection (115 instructions per cell), interleaved
+   34 -> 19, three 50 -> 27; one list 97 instructions per cell (103 before
+   the short-range step below); guile-list's marking with one marker
+   7.10 -> 4.52 G instructions, ecl-list's 5.42 -> 3.36 G.
+   Not with scattered cells (each step a cache miss): there the queues,
+   which prefetch every popped entry and candidate, overlapped more misses
+   (bench/lists.c -s, two and three lists: 10-40% slower without them).
+   A window of SHARE_CHECK_INTERVAL steps in which most chains moved more
+   than CHAIN_WINDOW_NEAR_BYTES sends several chains back to the queues
+   for CHAINS_SCATTERED_ENTRIES entries (guile-list: no such window in
+   140,000; ecl-list: one in 127,000).
    Session 10's first version followed several chains one at a time, the
    others waiting on the stack, and was slower than the queues by 15-25%
    with interleaved cells (the queues advanced them together); a loop over
@@ -518,9 +530,8 @@ static struct mark_entry *scan_indirect(struct marker *m, struct mark_entry *top
    Out of line (one copy per mode, as run()), so that its few variables
    stay in registers: inside run() the queues' indices crowded them out
    (30 more instructions per list cell). With two or three chains, a
-   hungry marker is given one every SHARE_CHECK_INTERVAL steps
-   (markers_share: the older half of the stack); one chain cannot be
-   split. */
+   hungry marker is given one at the end of each window; one chain cannot
+   be split. */
 /* One object of a chain: a short range (the usual list cell) scanned
    without scan_entry's checks for long ranges. */
 static ALWAYS_INLINE struct mark_entry *chain_step(struct marker *m, struct mark_entry *top,
@@ -535,11 +546,9 @@ static ALWAYS_INLINE struct mark_entry *chain_step(struct marker *m, struct mark
   return top;
 }
 
-/* Every SHARE_CHECK_INTERVAL steps of several chains: one for a hungry
-   marker (markers_share gives the older half of the stack). */
-static struct mark_entry *share_chains(struct marker *m, struct mark_entry *top,
-                                       unsigned *until_share_check) {
-  *until_share_check = SHARE_CHECK_INTERVAL;
+/* One chain for a hungry marker (markers_share gives the older half of
+   the stack). */
+static struct mark_entry *share_chains(struct marker *m, struct mark_entry *top) {
   if (top > m->base && markers_hungry()) {
     m->top = top;
     markers_share(m);
@@ -548,57 +557,102 @@ static struct mark_entry *share_chains(struct marker *m, struct mark_entry *top,
   return top;
 }
 
+/* Scattered chains: over a window of SHARE_CHECK_INTERVAL steps, a chain
+   whose cells lie in allocation order moves a few KiB (64 steps of 16- to
+   64-byte cells); one whose cells are spread over the heap jumps further.
+   Measured by the distance alone, with no cost per step. */
+#define CHAIN_WINDOW_NEAR_BYTES ((uintptr_t)SHARE_CHECK_INTERVAL * 256)
+static inline unsigned far_window(const char *from, const char *to) {
+  uintptr_t d = from < to ? (uintptr_t)(to - from) : (uintptr_t)(from - to);
+  return d > CHAIN_WINDOW_NEAR_BYTES;
+}
+
+/* The end of a window of several chains: true if most of them jumped
+   (scattered cells: back to the queues, see above); otherwise a chain
+   for a hungry marker. */
+static ALWAYS_INLINE bool chains_window_end(struct marker *m, struct mark_entry **top,
+                                            unsigned far, unsigned held, const unsigned mode) {
+  if (far * 2 > held) return true;
+  if (mode & MODE_PARALLEL) *top = share_chains(m, *top);
+  return false;
+}
+
 static ALWAYS_INLINE struct mark_entry *follow_chain(struct marker *m, struct mark_entry *top,
-                                                     const struct drain *in_run,
-                                                     const unsigned mode) {
+                                                     struct drain *in_run, const unsigned mode) {
   struct drain d = *in_run;              /* bounds only: no FIFO without MODE_PREFETCH */
   /* Fixed: CHAINS_MAX entries and one step's pushes (at most a
      SCAN_CHUNK_BYTES range's words) never make a stack grow. */
   struct mark_entry *const base = m->base;
-  unsigned until_share_check = SHARE_CHECK_INTERVAL;
   for (;;) {
     while (top == base) {
       struct mark_entry e = *top--;
       top = chain_step(m, top, e, mode, &d);
     }
+    if (d.chains_scattered) return top;
+    unsigned window = SHARE_CHECK_INTERVAL;
     if (top == base + 1) {
+      char *a0 = base[0].start, *b0 = base[1].start;
       do {
         struct mark_entry a = base[0], b = base[1];
+        __builtin_prefetch(b.start);
         top = chain_step(m, base - 1, a, mode, &d);
+        __builtin_prefetch(base[0].start);
         top = chain_step(m, top, b, mode, &d);
-        if ((mode & MODE_PARALLEL) && --until_share_check == 0)
-          top = share_chains(m, top, &until_share_check);
+        if (--window == 0 && top == base + 1) {
+          window = SHARE_CHECK_INTERVAL;
+          unsigned far = far_window(a0, base[0].start) + far_window(b0, base[1].start);
+          if (chains_window_end(m, &top, far, 2, mode)) {
+            in_run->chains_scattered = true;
+            return top;
+          }
+          a0 = base[0].start;
+          b0 = base[1].start;
+        }
       } while (top == base + 1);
       continue;
     }
     if (top != base + 2) return top;
+    char *a0 = base[0].start, *b0 = base[1].start, *c0 = base[2].start;
     do {
       struct mark_entry a = base[0], b = base[1], c = base[2];
+      __builtin_prefetch(b.start);
+      __builtin_prefetch(c.start);
       top = chain_step(m, base - 1, a, mode, &d);
+      __builtin_prefetch(base[0].start);
       top = chain_step(m, top, b, mode, &d);
+      __builtin_prefetch(base[1].start);
       top = chain_step(m, top, c, mode, &d);
-      if ((mode & MODE_PARALLEL) && --until_share_check == 0)
-        top = share_chains(m, top, &until_share_check);
+      if (--window == 0 && top == base + 2) {
+        window = SHARE_CHECK_INTERVAL;
+        unsigned far = far_window(a0, base[0].start) + far_window(b0, base[1].start) +
+                       far_window(c0, base[2].start);
+        if (chains_window_end(m, &top, far, 3, mode)) {
+          in_run->chains_scattered = true;
+          return top;
+        }
+        a0 = base[0].start;
+        b0 = base[1].start;
+        c0 = base[2].start;
+      }
     } while (top == base + 2);
   }
 }
 
-typedef struct mark_entry *chain_follower(struct marker *, struct mark_entry *,
-                                          const struct drain *);
+typedef struct mark_entry *chain_follower(struct marker *, struct mark_entry *, struct drain *);
 static __attribute__((noinline)) struct mark_entry *
-follow_chain_0(struct marker *m, struct mark_entry *top, const struct drain *d) {
+follow_chain_0(struct marker *m, struct mark_entry *top, struct drain *d) {
   return follow_chain(m, top, d, 0);
 }
 static __attribute__((noinline)) struct mark_entry *
-follow_chain_1(struct marker *m, struct mark_entry *top, const struct drain *d) {
+follow_chain_1(struct marker *m, struct mark_entry *top, struct drain *d) {
   return follow_chain(m, top, d, MODE_PARALLEL);
 }
 static __attribute__((noinline)) struct mark_entry *
-follow_chain_4(struct marker *m, struct mark_entry *top, const struct drain *d) {
+follow_chain_4(struct marker *m, struct mark_entry *top, struct drain *d) {
   return follow_chain(m, top, d, MODE_HASH);
 }
 static __attribute__((noinline)) struct mark_entry *
-follow_chain_5(struct marker *m, struct mark_entry *top, const struct drain *d) {
+follow_chain_5(struct marker *m, struct mark_entry *top, struct drain *d) {
   return follow_chain(m, top, d, MODE_HASH | MODE_PARALLEL);
 }
 /* The copy for a mode of run(): its parallel and hash bits. */
@@ -633,12 +687,14 @@ static ALWAYS_INLINE void run(struct marker *m, char *lo, char *hi, const unsign
   }
   const unsigned ahead_max = scan_ahead;
   unsigned until_share_check = SHARE_CHECK_INTERVAL;
+  unsigned chains_scattered_for = CHAINS_SCATTERED_ENTRIES;
   struct mark_entry ahead[SCAN_AHEAD_MAX];     /* popped, prefetched, not yet scanned */
   unsigned ahead_head = 0, ahead_count = 0;
   for (;;) {
     struct mark_entry e;
     if (mode & MODE_PREFETCH) {
-      if ((size_t)(top + 1 - m->base) + ahead_count + d.fifo_count <= CHAINS_MAX) {
+      if ((size_t)(top + 1 - m->base) + ahead_count + d.fifo_count <=
+          (d.chains_scattered ? 1 : CHAINS_MAX)) {
         /* A chain (see above): what is in hand back on the stack. */
         top = requeue_ahead(m, top, ahead, &ahead_head, &ahead_count);
         top = fifo_flush(m, top, mode, &d);
@@ -672,6 +728,10 @@ static ALWAYS_INLINE void run(struct marker *m, char *lo, char *hi, const unsign
       e = *top--;
     }
     top = scan_entry(m, top, e.start, e.descr, mode, &d);
+    if ((mode & MODE_PREFETCH) && UNLIKELY(d.chains_scattered) && --chains_scattered_for == 0) {
+      d.chains_scattered = false;
+      chains_scattered_for = CHAINS_SCATTERED_ENTRIES;
+    }
     if ((mode & MODE_PARALLEL) && --until_share_check == 0) {
       until_share_check = SHARE_CHECK_INTERVAL;
       if (markers_hungry() &&
