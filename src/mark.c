@@ -34,6 +34,8 @@
 static size_t mark_stack_max = MARK_STACK_MAX_ENTRIES;
 #define SCAN_CHUNK_BYTES 4096   /* long ranges are scanned this much at a time */
 #define SHARE_CHECK_INTERVAL 64 /* entries scanned between looks at idle markers */
+#define CHAINS_MAX 3            /* chains followed together without the queues */
+#define CHAINS_SCATTERED_ENTRIES 65536 /* entries through the queues after scattered chains */
 
 struct marker main_marker;      /* the collecting thread's; roots are pushed here */
 /* The marker this thread is draining for: client mark procedures reach it
@@ -306,6 +308,7 @@ struct drain {
   struct prefetch_slot *fifo;       /* the marker's ring of PREFETCH_FIFO_MAX slots */
   unsigned fifo_head, fifo_count;   /* empty when the drain ends */
   unsigned fifo_size, fifo_low;     /* prefetch_size, prefetch_low */
+  bool chains_scattered;            /* several chains go through the queues (follow_chain) */
 };
 
 static inline struct drain drain_begin(const struct marker *m) {
@@ -504,55 +507,163 @@ static struct mark_entry *scan_indirect(struct marker *m, struct mark_entry *top
   return scan_entry(m, top, start, real, mode, &d);
 }
 
-/* A chain. A marker with one entry in hand (stack, FIFO and scan-ahead
+/* Chains. A marker with one entry in hand (stack, FIFO and scan-ahead
    queue together) is following a single chain, typically a linked list:
    each object leads to one more, whose address is known only once the
    current object is read, so the queues have nothing to overlap and only
    cost instructions, more than the cell's own marking (callgrind, 16-byte
-   cells: 170 instructions per cell with them, 105 without). The entry goes
-   back on the stack and the chain is followed without either queue until
-   an object leads to two or more. Measured with 16-byte cells on the loaded
-   2-core VM (GC_MARKERS=1, same runs): one list of 6 M cells in allocation
-   order 90-95 ms per collection against 113-117 with the queues. Only one:
-   three lists followed one at a time (a first version took up to four
-   entries in hand for chains) were slower than through the queues, by
-   15-25% with their cells interleaved and 10% with them scattered (the
-   queues advance the three together, so their misses overlap and the
-   lines they share are read once).
-   follow_chain follows the chain whose object is the stack's only entry
-   until an object leads to no other or to several. A loop of its own, out
-   of line (one copy per mode, as run()), so that its few variables stay in
-   registers: inside run() the queues' indices crowded them out (30 more
-   instructions per list cell). No sharing with other markers: one chain
-   cannot be split. */
-static ALWAYS_INLINE struct mark_entry *follow_chain(struct marker *m, struct mark_entry *top,
-                                                     const struct drain *in_run,
-                                                     const unsigned mode) {
-  struct drain d = *in_run;              /* bounds only: no FIFO without MODE_PREFETCH */
-  struct mark_entry *const base = m->base;
-  while (top == base) {
-    struct mark_entry e = *top--;
-    top = scan_entry(m, top, e.start, e.descr, mode, &d);
+   cells: 170 instructions per cell with them, 105 without). The same holds
+   for two or three chains in hand: the queues cost 192 instructions per
+   cell of two lists, and the processor overlaps the chains' loads by
+   itself when their steps follow each other in the same loop. So with at
+   most CHAINS_MAX entries in hand, they go back on the stack and are
+   followed together without either queue, one object of each in turn,
+   until one leads to no other or to several (then run() takes over again).
+   Each step prefetches the next cells of the chains that follow it, so
+   that their misses overlap. Measured with bench/lists.c (16-byte cells,
+   GC_MARKERS=1, loaded 2-core VM, same runs): two lists of 2 M cells
+   34 -> 19 ms a collection (115 instructions per cell), interleaved
+   34 -> 19, three 50 -> 27; one list 97 instructions per cell (103 before
+   the short-range step below); guile-list's marking with one marker
+   7.10 -> 4.52 G instructions, ecl-list's 5.42 -> 3.36 G.
+   Not with scattered cells (each step a cache miss): there the queues,
+   which prefetch every popped entry and candidate, overlapped more misses
+   (bench/lists.c -s, two and three lists: 10-40% slower without them).
+   A window of SHARE_CHECK_INTERVAL steps in which most chains moved more
+   than CHAIN_WINDOW_NEAR_BYTES sends several chains back to the queues
+   for CHAINS_SCATTERED_ENTRIES entries (guile-list: no such window in
+   140,000; ecl-list: one in 127,000).
+   Session 10's first version followed several chains one at a time, the
+   others waiting on the stack, and was slower than the queues by 15-25%
+   with interleaved cells (the queues advanced them together); a loop over
+   a variable number of chains (up to four, entries copied to an array)
+   was no faster than the queues: each count has its own loop.
+   Out of line (one copy per mode, as run()), so that its few variables
+   stay in registers: inside run() the queues' indices crowded them out
+   (30 more instructions per list cell). With two or three chains, a
+   hungry marker is given one at the end of each window; one chain cannot
+   be split. */
+/* One object of a chain: a short range (the usual list cell) scanned
+   without scan_entry's checks for long ranges. */
+static ALWAYS_INLINE struct mark_entry *chain_step(struct marker *m, struct mark_entry *top,
+                                                   struct mark_entry e, const unsigned mode,
+                                                   struct drain *d) {
+  if (UNLIKELY((e.descr & GC_DS_TAGS) != GC_DS_LENGTH || e.descr > SCAN_CHUNK_BYTES))
+    return scan_entry(m, top, e.start, e.descr, mode, d);
+  const uintptr_t *p = (const uintptr_t *)e.start;
+  const uintptr_t *end = p + e.descr / sizeof(uintptr_t);
+  m->stats.candidates += e.descr / sizeof(uintptr_t);
+  for (; p < end; p++) top = consider(m, top, *p, mode, d);
+  return top;
+}
+
+/* One chain for a hungry marker (markers_share gives the older half of
+   the stack). */
+static struct mark_entry *share_chains(struct marker *m, struct mark_entry *top) {
+  if (top > m->base && markers_hungry()) {
+    m->top = top;
+    markers_share(m);
+    top = m->top;
   }
   return top;
 }
 
-typedef struct mark_entry *chain_follower(struct marker *, struct mark_entry *,
-                                          const struct drain *);
+/* Scattered chains: over a window of SHARE_CHECK_INTERVAL steps, a chain
+   whose cells lie in allocation order moves a few KiB (64 steps of 16- to
+   64-byte cells); one whose cells are spread over the heap jumps further.
+   Measured by the distance alone, with no cost per step. */
+#define CHAIN_WINDOW_NEAR_BYTES ((uintptr_t)SHARE_CHECK_INTERVAL * 256)
+static inline unsigned far_window(const char *from, const char *to) {
+  uintptr_t d = from < to ? (uintptr_t)(to - from) : (uintptr_t)(from - to);
+  return d > CHAIN_WINDOW_NEAR_BYTES;
+}
+
+/* The end of a window of several chains: true if most of them jumped
+   (scattered cells: back to the queues, see above); otherwise a chain
+   for a hungry marker. */
+static ALWAYS_INLINE bool chains_window_end(struct marker *m, struct mark_entry **top,
+                                            unsigned far, unsigned held, const unsigned mode) {
+  if (far * 2 > held) return true;
+  if (mode & MODE_PARALLEL) *top = share_chains(m, *top);
+  return false;
+}
+
+static ALWAYS_INLINE struct mark_entry *follow_chain(struct marker *m, struct mark_entry *top,
+                                                     struct drain *in_run, const unsigned mode) {
+  struct drain d = *in_run;              /* bounds only: no FIFO without MODE_PREFETCH */
+  /* Fixed: CHAINS_MAX entries and one step's pushes (at most a
+     SCAN_CHUNK_BYTES range's words) never make a stack grow. */
+  struct mark_entry *const base = m->base;
+  for (;;) {
+    while (top == base) {
+      struct mark_entry e = *top--;
+      top = chain_step(m, top, e, mode, &d);
+    }
+    if (d.chains_scattered) return top;
+    unsigned window = SHARE_CHECK_INTERVAL;
+    if (top == base + 1) {
+      char *a0 = base[0].start, *b0 = base[1].start;
+      do {
+        struct mark_entry a = base[0], b = base[1];
+        __builtin_prefetch(b.start);
+        top = chain_step(m, base - 1, a, mode, &d);
+        __builtin_prefetch(base[0].start);
+        top = chain_step(m, top, b, mode, &d);
+        if (--window == 0 && top == base + 1) {
+          window = SHARE_CHECK_INTERVAL;
+          unsigned far = far_window(a0, base[0].start) + far_window(b0, base[1].start);
+          if (chains_window_end(m, &top, far, 2, mode)) {
+            in_run->chains_scattered = true;
+            return top;
+          }
+          a0 = base[0].start;
+          b0 = base[1].start;
+        }
+      } while (top == base + 1);
+      continue;
+    }
+    if (top != base + 2) return top;
+    char *a0 = base[0].start, *b0 = base[1].start, *c0 = base[2].start;
+    do {
+      struct mark_entry a = base[0], b = base[1], c = base[2];
+      __builtin_prefetch(b.start);
+      __builtin_prefetch(c.start);
+      top = chain_step(m, base - 1, a, mode, &d);
+      __builtin_prefetch(base[0].start);
+      top = chain_step(m, top, b, mode, &d);
+      __builtin_prefetch(base[1].start);
+      top = chain_step(m, top, c, mode, &d);
+      if (--window == 0 && top == base + 2) {
+        window = SHARE_CHECK_INTERVAL;
+        unsigned far = far_window(a0, base[0].start) + far_window(b0, base[1].start) +
+                       far_window(c0, base[2].start);
+        if (chains_window_end(m, &top, far, 3, mode)) {
+          in_run->chains_scattered = true;
+          return top;
+        }
+        a0 = base[0].start;
+        b0 = base[1].start;
+        c0 = base[2].start;
+      }
+    } while (top == base + 2);
+  }
+}
+
+typedef struct mark_entry *chain_follower(struct marker *, struct mark_entry *, struct drain *);
 static __attribute__((noinline)) struct mark_entry *
-follow_chain_0(struct marker *m, struct mark_entry *top, const struct drain *d) {
+follow_chain_0(struct marker *m, struct mark_entry *top, struct drain *d) {
   return follow_chain(m, top, d, 0);
 }
 static __attribute__((noinline)) struct mark_entry *
-follow_chain_1(struct marker *m, struct mark_entry *top, const struct drain *d) {
+follow_chain_1(struct marker *m, struct mark_entry *top, struct drain *d) {
   return follow_chain(m, top, d, MODE_PARALLEL);
 }
 static __attribute__((noinline)) struct mark_entry *
-follow_chain_4(struct marker *m, struct mark_entry *top, const struct drain *d) {
+follow_chain_4(struct marker *m, struct mark_entry *top, struct drain *d) {
   return follow_chain(m, top, d, MODE_HASH);
 }
 static __attribute__((noinline)) struct mark_entry *
-follow_chain_5(struct marker *m, struct mark_entry *top, const struct drain *d) {
+follow_chain_5(struct marker *m, struct mark_entry *top, struct drain *d) {
   return follow_chain(m, top, d, MODE_HASH | MODE_PARALLEL);
 }
 /* The copy for a mode of run(): its parallel and hash bits. */
@@ -587,12 +698,14 @@ static ALWAYS_INLINE void run(struct marker *m, char *lo, char *hi, const unsign
   }
   const unsigned ahead_max = scan_ahead;
   unsigned until_share_check = SHARE_CHECK_INTERVAL;
+  unsigned chains_scattered_for = CHAINS_SCATTERED_ENTRIES;
   struct mark_entry ahead[SCAN_AHEAD_MAX];     /* popped, prefetched, not yet scanned */
   unsigned ahead_head = 0, ahead_count = 0;
   for (;;) {
     struct mark_entry e;
     if (mode & MODE_PREFETCH) {
-      if ((size_t)(top + 1 - m->base) + ahead_count + d.fifo_count <= 1) {
+      if ((size_t)(top + 1 - m->base) + ahead_count + d.fifo_count <=
+          (d.chains_scattered ? 1 : CHAINS_MAX)) {
         /* A chain (see above): what is in hand back on the stack. */
         top = requeue_ahead(m, top, ahead, &ahead_head, &ahead_count);
         top = fifo_flush(m, top, mode, &d);
@@ -626,17 +739,30 @@ static ALWAYS_INLINE void run(struct marker *m, char *lo, char *hi, const unsign
       e = *top--;
     }
     top = scan_entry(m, top, e.start, e.descr, mode, &d);
+    if ((mode & MODE_PREFETCH) && UNLIKELY(d.chains_scattered) && --chains_scattered_for == 0) {
+      d.chains_scattered = false;
+      chains_scattered_for = CHAINS_SCATTERED_ENTRIES;
+    }
     if ((mode & MODE_PARALLEL) && --until_share_check == 0) {
       until_share_check = SHARE_CHECK_INTERVAL;
-      if (markers_hungry() && (top - m->base > 2 || (top - m->base + 1) + ahead_count >= 2)) {
+      if (markers_hungry() &&
+          (top - m->base > 2 || (top - m->base + 1) + ahead_count + d.fifo_count >= 2)) {
         /* A marker following a few chains (lists) holds them in the
-           scan-ahead queue, its stack nearly empty: back on the stack
-           they go, so that half can be shared. Otherwise the other
-           markers of guile-parmap marked nothing in most collections.
-           Only then: with a stack to share from, the queue stays (putting
-           it back each time cost mt_gcbench's 4 threads 9% more CPU). */
-        if (top - m->base <= 2)
+           scan-ahead queue and the candidate FIFO, its stack nearly
+           empty: back on the stack they go, so that half can be shared.
+           Otherwise the other markers of guile-parmap marked nothing in
+           most collections. The FIFO counts too: with two chains in hand,
+           one waits in the scan-ahead queue while the other's next cell
+           waits in the FIFO, the stack is empty, and until session 12 such
+           a marker never shared (bench/lists.c, two lists of 3 M cells,
+           GC_MARKERS=2: the other marker marked none of them; guile-list's
+           GC #23 left the helper a sixth of 6 M cells).
+           Only then: with a stack to share from, the queues stay (putting
+           them back each time cost mt_gcbench's 4 threads 9% more CPU). */
+        if (top - m->base <= 2) {
           top = requeue_ahead(m, top, ahead, &ahead_head, &ahead_count);
+          top = fifo_flush(m, top, mode, &d);
+        }
         m->top = top;
         markers_share(m);
         top = m->top;

@@ -21,6 +21,7 @@
 #include <pthread.h>
 
 #include "tcommon.h"
+#include "tshare.h"
 
 #define WORKERS 4
 #define LIST_LEN 100000
@@ -60,25 +61,7 @@ int main(int argc, char **argv)
     pthread_mutex_unlock(&g_lock);
 
     t_stage = "collect until the other markers take a share";
-    struct bibop_marked_share s = { 0, 0, 0 };
-    unsigned long long best_others = 0, best_objects = 1;
-    int n = 0;
-    for (; n < MAX_COLLECTIONS; n++) {
-        GC_gcollect();
-        bibop_get_marked_share(&s);
-        TCHECK(s.objects >= (unsigned long long)WORKERS * LIST_LEN,
-               "collection %lu marked %llu objects, fewer than the lists hold", s.gc_no, s.objects);
-        TCHECK(s.by_others <= s.objects, "others marked %llu of %llu", s.by_others, s.objects);
-        if (n == 0 || s.by_others * best_objects > best_others * s.objects) {
-            best_others = s.by_others;
-            best_objects = s.objects;
-        }
-        if (s.by_others * 10 >= s.objects) break;
-    }
-    printf("%d collections; best share of the other markers: %llu of %llu objects\n", n + 1,
-           best_others, best_objects);
-    TCHECK(n < MAX_COLLECTIONS, "in %d collections the other markers never marked a tenth "
-           "(best %llu of %llu objects)", MAX_COLLECTIONS, best_others, best_objects);
+    (void)t_collect_until_shared((unsigned long long)WORKERS * LIST_LEN, MAX_COLLECTIONS, NULL);
 
     t_stage = "workers check their lists";
     pthread_mutex_lock(&g_lock);
