@@ -816,6 +816,14 @@ static inline bool gc_trylock_word(void) {
 static inline void gc_lock_word_taken(void) {
   if (UNLIKELY(__atomic_load_n(&gc_lock_bias.on, __ATOMIC_RELAXED))) gc_lock_bias_revoke();
 }
+/* The futex word alone: taken (waiting if need be), released. */
+static inline void gc_lock_word(void) {
+  if (UNLIKELY(!gc_trylock_word())) gc_lock_contended();
+}
+static inline void gc_unlock_word(void) {
+  if (UNLIKELY(__atomic_exchange_n(&gc.lock, LOCK_FREE, __ATOMIC_RELEASE) == LOCK_CONTENDED))
+    gc_lock_wake();
+}
 static inline bool gc_trylock(void) {
   if (gc_lock_biased_here) {
     if (gc_lock_bias_active) return false;   /* this thread holds it already */
@@ -827,16 +835,12 @@ static inline bool gc_trylock(void) {
 }
 static inline void gc_lock(void) {
   if (gc_lock_biased_here && gc_bias_lock()) return;
-  if (UNLIKELY(!gc_trylock_word())) gc_lock_contended();
+  gc_lock_word();
   gc_lock_word_taken();
 }
 static inline void gc_unlock(void) {
-  if (gc_lock_biased_here) {
-    __atomic_store_n(&gc_lock_bias_active, 0, __ATOMIC_RELEASE);
-    return;
-  }
-  if (UNLIKELY(__atomic_exchange_n(&gc.lock, LOCK_FREE, __ATOMIC_RELEASE) == LOCK_CONTENDED))
-    gc_lock_wake();
+  if (gc_lock_biased_here) __atomic_store_n(&gc_lock_bias_active, 0, __ATOMIC_RELEASE);
+  else gc_unlock_word();
 }
 #define LOCK() gc_lock()
 #define UNLOCK() gc_unlock()

@@ -148,12 +148,11 @@ void gc_lock_bias_begin(void) {
   long setting;
   if (os_env_long("BIBOP_LOCK_BIAS", &setting) && setting == 0) return;
   if (!membarrier_ready()) return;
-  if (!gc_trylock_word()) gc_lock_contended();
-  gc_lock_word_taken();                 /* (nothing yet: on is 0) */
+  gc_lock_word();
   __atomic_store_n(&gc_lock_bias.revoking, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&gc_lock_bias.on, 1, __ATOMIC_RELAXED);
   gc_lock_biased_here = true;
-  if (__atomic_exchange_n(&gc.lock, LOCK_FREE, __ATOMIC_RELEASE) == LOCK_CONTENDED) gc_lock_wake();
+  gc_unlock_word();
 }
 
 /* The futex word is held and the bias is on: take it away from its owner
