@@ -11,7 +11,11 @@
  * main thread collects and churns, 300 times, so that workers are often
  * waiting for the lock, many of them asleep, as a collection begins. Every
  * 64 rounds a worker checks that the link is still set and the list intact,
- * and adds a new list (the old ones stay reachable from it).
+ * and adds a new list (the old ones stay reachable from it). Each worker
+ * runs at least MIN_ROUNDS rounds: on a loaded machine a worker may start
+ * only after the main thread has finished its collections (until session
+ * 13 such a worker ran no round, and its final check read the link's
+ * uninitialised malloc'd word: a failure of the test, not the collector).
  * Runs unchanged against stock libgc1. */
 #define _GNU_SOURCE
 #include <gc.h>
@@ -23,6 +27,7 @@
 #define WORKERS 4
 #define COLLECTIONS 300
 #define CELLS 32
+#define MIN_ROUNDS (2 * 64 + 1)   /* two checks inside the loop, whatever the timing */
 
 static volatile int stop_workers;
 
@@ -36,8 +41,9 @@ static void *worker(void *arg)
     uint64_t seed = 1000 + (uintptr_t)arg;
     void **link = malloc(sizeof *link);   /* not scanned: only the link's target */
     TCHECK(link != NULL, "malloc");
+    *link = NULL;
     struct held *mine = NULL;
-    for (int round = 0; !__atomic_load_n(&stop_workers, __ATOMIC_ACQUIRE); round++) {
+    for (int round = 0; round < MIN_ROUNDS || !__atomic_load_n(&stop_workers, __ATOMIC_ACQUIRE); round++) {
         if (round % 64 == 0) {
             if (mine) {
                 TCHECK(*link == mine, "worker %d: its held objects were collected (round %d)",
