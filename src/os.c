@@ -1,8 +1,9 @@
 /*
  * os.c: everything bibop asks of the operating system — address-space
  * reservation, commit/decommit, Transparent Huge Pages, clocks, the main
- * thread's stack base and the environment. No other file calls mmap or
- * getenv. Knows nothing of heaps or objects.
+ * thread's stack base and the environment, and zeroing a thread's dead
+ * stack. No other file calls mmap or getenv. Knows nothing of heaps or
+ * objects.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -153,4 +154,14 @@ bool os_env_size(const char *name, size_t *out) {
   if (shift && v > (~0ull >> shift)) return false;
   *out = (size_t)(v << shift);
   return true;
+}
+
+/* Zero `bytes` of the calling thread's stack just below the caller's frame:
+   the frames of whatever ran there last (returned, dead) hold stale words,
+   and the frames laid there next leave some slots unwritten (padding,
+   unused spills), which a conservative scan of the stack would read. */
+__attribute__((noinline)) void os_zero_stack_below(size_t bytes) {
+  char *dead = __builtin_alloca(bytes);
+  memset(dead, 0, bytes);
+  __asm__ volatile("" : : "r"(dead) : "memory");   /* the stores must happen */
 }

@@ -136,11 +136,7 @@ static void scan_own_stack_and_registers(void) {
    (alignment padding, unused spill slots) then hold zeros, not stale
    pointers of returned frames. Entries that collect call this first, so
    the library frames above gc.collect_entry_sp hold nothing stale. */
-__attribute__((noinline)) void roots_clear_dead_stack(void) {
-  volatile char dead[DEAD_STACK_CLEAR_BYTES];
-  memset((char *)dead, 0, sizeof dead);
-  __asm__ volatile("" : : "r"(dead) : "memory");   /* the stores must happen */
-}
+void roots_clear_dead_stack(void) { os_zero_stack_below(DEAD_STACK_CLEAR_BYTES); }
 
 GC_API void *GC_clear_stack(void *arg) {
   roots_clear_dead_stack();
