@@ -10,7 +10,8 @@
 #   mt_gcbench: binary trees from 4 threads.
 # Prints each run's line with /usr/bin/time's wall, CPU and peak RSS.
 # The client workloads in generational mode: BIBOP_ENV="BIBOP_GENERATIONAL=1"
-# bench/run-clients.sh (bibop generational against stock).
+# bench/run-clients.sh (bibop generational against stock); against full-only
+# bibop in one invocation, add BASELINE_ENV="BIBOP_GENERATIONAL=0".
 # usage: bench/run-generational.sh [ROUNDS] [BUILD_DIR]
 set -u
 rounds=${1:-3}

@@ -134,7 +134,12 @@ static bool asked_for(const char *reason) {
    32,000, 1.22-1.35 x. So each period between two majors is judged: the
    minors' marking time (the rescan of written blocks included) plus the
    write faults of every cycle, against as many full marks at the last
-   major's marking time. Tracking that lost stops (invariant 5) for
+   major's marking time. Times are the process's CPU time from the start
+   of the collection (world stopped) to the end of marking and
+   finalization, both kinds alike: the wall-clock mark time used until
+   session 13 grew up to 25 x under load (a marker waiting for a CPU),
+   and a major priced while the machine was busy kept a losing period, one
+   priced while it was quiet ended a winning one. Tracking that lost stops (invariant 5) for
    FALLBACK_FIRST collections, twice as many after each further loss (up
    to FALLBACK_MAX); a period that won resets the length.
    WRITE_FAULT_NS: bench/run-dirty.sh 3 build 256 (2026-11-26, load 12-14)
@@ -146,7 +151,8 @@ static bool asked_for(const char *reason) {
 #define FALLBACK_FIRST 16
 #define FALLBACK_MAX 1024
 #define JUDGE_MIN_MINORS 4     /* fewer minors in a period: no verdict */
-static uint64_t period_minor_mark_ns, period_faults, last_major_mark_ns;
+static uint64_t period_minor_cpu_ns, period_faults, last_major_cpu_ns;
+static uint64_t cpu_at_begin, collection_cpu_ns;   /* this collection's, see above */
 static unsigned long fallback_left, fallback_length = FALLBACK_FIRST;
 /* BIBOP_GENERATIONAL_FALLBACK (docs/GUIDE.md) fixes the verdict for tests,
    which check behaviour, never time: 0 keeps every period, 2 loses every
@@ -183,19 +189,19 @@ static void stop_tracking(void) {
 static void judge_period(bool minor, unsigned long minors) {
   if (fallback_rule < 0) fallback_rule = read_fallback_rule();
   uint64_t fault_ns = dirty_init() == DIRTY_BACKEND_NONE ? 0 : WRITE_FAULT_NS;
-  uint64_t tracked_ns = period_minor_mark_ns + period_faults * fault_ns;
-  uint64_t full_ns = minors * last_major_mark_ns;
+  uint64_t tracked_ns = period_minor_cpu_ns + period_faults * fault_ns;
+  uint64_t full_ns = minors * last_major_cpu_ns;
   bool judged = minors >= JUDGE_MIN_MINORS && fallback_rule != FALLBACK_NEVER &&
-                (last_major_mark_ns || fallback_rule == FALLBACK_ALWAYS);
+                (last_major_cpu_ns || fallback_rule == FALLBACK_ALWAYS);
   bool lost = judged && (tracked_ns > full_ns || fallback_rule == FALLBACK_ALWAYS);
   if ((lost || (judged && !minor)) && gc.print_stats)
-    fprintf(gc_log(), "bibop: generational period: %lu minors, %.1f ms marking + %llu faults against "
-            "%.1f ms in full marks: %s\n", minors, period_minor_mark_ns / 1e6,
+    fprintf(gc_log(), "bibop: generational period: %lu minors, %.1f ms CPU marking + %llu faults "
+            "against %.1f ms in full marks: %s\n", minors, period_minor_cpu_ns / 1e6,
             (unsigned long long)period_faults, full_ns / 1e6,
             lost ? "full collections only for a while" : "kept");
   if (minor && !lost) return;
-  period_minor_mark_ns = period_faults = 0;
-  if (!minor) last_major_mark_ns = gc.mark_stats.mark_ns;
+  period_minor_cpu_ns = period_faults = 0;
+  if (!minor) last_major_cpu_ns = collection_cpu_ns;
   if (!lost) {
     if (judged) fallback_length = FALLBACK_FIRST;
     return;
@@ -211,6 +217,8 @@ static bool minor_or_major(const char *reason);
    pacing reads it before gen_end). */
 bool gen_begin(const char *reason) {
   gc.last_was_minor = minor_or_major(reason);
+  collection_cpu_ns = 0;
+  if (gc.generational) cpu_at_begin = os_process_cpu_ns();
   return gc.last_was_minor;
 }
 
@@ -222,7 +230,7 @@ static bool minor_or_major(const char *reason) {
   if (gc.generational_requested && !gc.generational_forbidden && !gc.generational && !GC_find_leak) {
     gc.generational = true;   /* from this collection on; it is a major one */
     minors_since_major = 0;   /* a new first period: the major prices a full mark */
-    last_major_mark_ns = 0;
+    last_major_cpu_ns = 0;
     (void)track_new_regions();
     return false;
   }
@@ -569,6 +577,7 @@ static bool survived_mostly(size_t young, size_t surviving) {
 void gen_choose_promotion(void) {
   gc.promote_survivors = false;
   if (!gc.generational) return;
+  collection_cpu_ns = os_process_cpu_ns() - cpu_at_begin;   /* marking is over */
   size_t young[2], surviving[2];
   alloc_young_survival(young, surviving);
   if (young[1] >= PROMOTE_MIN_BYTES) {
@@ -677,7 +686,7 @@ void gen_end(bool minor, uint64_t pause_ns) {
   promoted_all = gc.generational && gc.promote_survivors;
   if (!gc.generational) return;
   period_faults += write_faults;
-  if (minor) period_minor_mark_ns += gc.mark_stats.mark_ns;
+  if (minor) period_minor_cpu_ns += collection_cpu_ns;
   judge_period(minor, minors_since_major + minor);
   blocks_after_last = gc.blocks_in_use;
   if (!minor) blocks_after_major = gc.blocks_in_use;

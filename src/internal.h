@@ -388,6 +388,7 @@ BIBOP_INTERNAL void os_discard(void *p, size_t bytes);   /* contents to zero, st
 BIBOP_INTERNAL void os_unmap(void *p, size_t bytes);
 BIBOP_INTERNAL uint64_t os_now_ns(void);
 BIBOP_INTERNAL void os_zero_stack_below(size_t bytes);   /* the caller's dead stack */
+BIBOP_INTERNAL uint64_t os_process_cpu_ns(void);
 BIBOP_INTERNAL void *os_main_stack_base(void);
 BIBOP_INTERNAL bool os_env_set(const char *name);   /* presence, like bdwgc */
 BIBOP_INTERNAL bool os_env_size(const char *name, size_t *out); /* 64K, 8M, 1G */
