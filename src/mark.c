@@ -280,11 +280,20 @@ static unsigned prefetch_size = PREFETCH_DEFAULT_SIZE, prefetch_low = PREFETCH_D
 static unsigned scan_ahead = SCAN_AHEAD_DEFAULT;
 /* Prefetching runs only when the committed heap is at least this large
    (BIBOP_PREFETCH_MIN_HEAP, bytes with K/M/G; decided per collection).
-   Default 0, always: on a quiet machine the FIFOs halve GCBench's total
-   pause even on its 26 MiB heap (195 -> 99 ms) and take 25% off the
-   multi-threaded benchmark's time; a 64 MiB gate measured under heavy load
-   (+40% mark time with FIFOs on GCBench) did not hold up. */
-#define PREFETCH_DEFAULT_MIN_HEAP ((size_t)0)
+   On a heap that the caches and the TLB's reach cover, the FIFOs only add
+   instructions (~1 M of guile-interp's 9.7 M per collection). Session 13,
+   quiet machine, same-run ratios against the FIFOs always on (3 rounds):
+   with a 16 MiB gate guile-weak (4 MiB heap) 0.93 x time / 0.90 x CPU,
+   guile-interp (6 MiB) 0.96 / 0.94, ecl-weak (15-20 MiB) 0.94 / 0.89,
+   neko-st (20 MiB) 1.00 / 1.00, ecl-clos 0.98 / 1.01. Higher does not
+   pay everywhere: bench/pause.c without the FIFOs is faster at 16-24 MiB
+   (2.1 against 2.6 ms), even at 32, slower from 40 MiB (7.7 against 6.7
+   ms), and a 32 MiB gate cost ecl-clos 6% of its pauses (its objects are
+   scattered; its heap grows through 16-32 MiB) though it saved GCBench
+   (28 MiB, allocated in the order it is marked) 10%. Until session 13 the
+   default was 0 (always), from session 3's GCBench measurements (195 ->
+   99 ms of pauses with the FIFOs; the marker has changed since). */
+#define PREFETCH_DEFAULT_MIN_HEAP ((size_t)16 << 20)
 static size_t prefetch_min_heap = PREFETCH_DEFAULT_MIN_HEAP;
 static bool prefetch_active;    /* this collection's choice */
 /* With several markers on a heap far larger than the caches, a candidate
