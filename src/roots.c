@@ -136,7 +136,14 @@ static void scan_own_stack_and_registers(void) {
    (alignment padding, unused spill slots) then hold zeros, not stale
    pointers of returned frames. Entries that collect call this first, so
    the library frames above gc.collect_entry_sp hold nothing stale. */
-void roots_clear_dead_stack(void) { os_zero_stack_below(DEAD_STACK_CLEAR_BYTES); }
+__attribute__((noinline)) void roots_clear_dead_stack(void) {
+  /* An array in this very frame, not os_zero_stack_below: that one zeroes
+     below its own frame, and without optimisation (the UBSan build) the
+     two frames between left api.stale_stack's stale copies in place. */
+  volatile char dead[DEAD_STACK_CLEAR_BYTES];
+  memset((char *)dead, 0, sizeof dead);
+  __asm__ volatile("" : : "r"(dead) : "memory");   /* the stores must happen */
+}
 
 GC_API void *GC_clear_stack(void *arg) {
   roots_clear_dead_stack();
