@@ -21,13 +21,13 @@ GC_API void GC_init(void) { gc_ensure_init(); }
 GC_API int GC_is_init_called(void) { return gc.initialized; }
 
 GC_API void GC_gcollect(void) {
-  roots_clear_dead_stack();
+  os_zero_stack_below();
   gc_collect_explicit();
 }
 
 GC_API int GC_try_to_collect(GC_stop_func stop_func) {
   (void)stop_func;   /* collections are not interruptible */
-  roots_clear_dead_stack();
+  os_zero_stack_below();
   gc_ensure_init();
   LOCK();
   int done = !GC_dont_gc;
@@ -38,7 +38,7 @@ GC_API int GC_try_to_collect(GC_stop_func stop_func) {
 }
 
 GC_API void GC_gcollect_and_unmap(void) {
-  roots_clear_dead_stack();
+  os_zero_stack_below();
   gc_ensure_init();
   LOCK();
   if (!GC_dont_gc) gc_collect_locked("explicit, unmap");

@@ -322,11 +322,6 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   if (gc.print_stats) markers_print_stats(gc_log());
 }
 
-/* Deeper than the collection's frames below gc_collect_locked (the mark
-   loop with its 1 KiB scan-ahead queue, roots, finalization): 16 KiB
-   zeroed costs about a microsecond. */
-#define COLLECTOR_DEAD_STACK_BYTES ((size_t)16 << 10)
-
 /* Spill every callee-saved register into this frame (they may hold the
    client's only references), then collect in the frames below. */
 void gc_collect_locked(const char *reason) {
@@ -337,7 +332,7 @@ void gc_collect_locked(const char *reason) {
      live in it (the mark loop's); zeroed, so that the client's frames laid
      there later cannot keep them alive once dead (markers.c: a volunteer's
      stack, the same story). */
-  os_zero_stack_below(COLLECTOR_DEAD_STACK_BYTES);
+  os_zero_stack_below();
   __asm__ volatile("" : : : "memory");   /* no tail call: this frame stays */
 }
 

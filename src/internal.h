@@ -387,7 +387,12 @@ BIBOP_INTERNAL void os_decommit(void *p, size_t bytes);
 BIBOP_INTERNAL void os_discard(void *p, size_t bytes);   /* contents to zero, stays mapped */
 BIBOP_INTERNAL void os_unmap(void *p, size_t bytes);
 BIBOP_INTERNAL uint64_t os_now_ns(void);
-BIBOP_INTERNAL void os_zero_stack_below(size_t bytes);   /* the caller's dead stack */
+/* Deeper than the frames a collection (the mark loop with its 1 KiB
+   scan-ahead queue, roots, finalization) or a volunteer's marking leave,
+   and than the library frames between a public entry and a collection:
+   16 KiB zeroed costs about a microsecond. */
+#define OS_DEAD_STACK_BYTES ((size_t)16 << 10)
+BIBOP_INTERNAL void os_zero_stack_below(void);   /* the caller's dead stack */
 BIBOP_INTERNAL uint64_t os_process_cpu_ns(void);
 BIBOP_INTERNAL void *os_main_stack_base(void);
 BIBOP_INTERNAL bool os_env_set(const char *name);   /* presence, like bdwgc */
@@ -1094,6 +1099,5 @@ BIBOP_INTERNAL void roots_init(void);
 BIBOP_INTERNAL size_t roots_mark_all(void);   /* returns bytes of roots scanned */
 BIBOP_INTERNAL void roots_exclude(const void *lo, const void *hi);
 BIBOP_INTERNAL void roots_clear_exclusions(void);
-BIBOP_INTERNAL void roots_clear_dead_stack(void);
 
 #endif /* BIBOP_INTERNAL_H */

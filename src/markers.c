@@ -46,18 +46,6 @@
 #define POOL_CAPACITY 8192
 #define TAKE_MAX 64                              /* entries taken from the pool at once */
 #define HELPER_STACK_ENTRIES ((size_t)1 << 16)
-/* What a volunteer's marking leaves on its thread's stack, below the
-   suspend handler: the frames of the mark loop (its scan-ahead queue alone
-   is 64 entries, 1 KiB, of object addresses) and of client mark
-   procedures. Zeroed before the thread resumes: they are the addresses of
-   objects that were live in this collection, and the thread's own frames,
-   laid over them later, leave some slots unwritten, which the next
-   collections would scan as its stack. A worker of ecl-threads, which
-   volunteers, kept a dead worker's 500,000-element list and vector alive
-   that way (up to 3.1 M objects marked at its explicit collections, where
-   four lists can account for 2.5 M). The stack room a volunteer must have
-   is far larger (stopworld.c). */
-#define VOLUNTEER_DEAD_STACK_BYTES ((size_t)16 << 10)
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pool_cond = PTHREAD_COND_INITIALIZER;     /* work or end of phase */
@@ -311,7 +299,16 @@ void markers_volunteer_mark(unsigned long generation, volatile unsigned long *op
   if (!joined) return;
   work_until_done(m, true);
   leave_phase();
-  os_zero_stack_below(VOLUNTEER_DEAD_STACK_BYTES);
+  /* What the marking left on this thread's stack, below the suspend
+     handler (the mark loop's frames, its scan-ahead queue of 64 object
+     addresses, client mark procedures), is zeroed before the thread
+     resumes: the thread's own frames, laid over it later, leave some slots
+     unwritten, which the next collections would scan. A worker of
+     ecl-threads, which volunteers, kept a dead worker's 500,000-element
+     list and vector alive that way (up to 3.1 M objects marked at its
+     explicit collections, where four lists can account for 2.5 M). A
+     volunteer has far more stack room (stopworld.c). */
+  os_zero_stack_below();
 }
 
 /* How many stopped threads may volunteer in a phase. */

@@ -164,12 +164,16 @@ bool os_env_size(const char *name, size_t *out) {
   return true;
 }
 
-/* Zero `bytes` of the calling thread's stack just below the caller's frame:
-   the frames of whatever ran there last (returned, dead) hold stale words,
-   and the frames laid there next leave some slots unwritten (padding,
-   unused spills), which a conservative scan of the stack would read. */
-__attribute__((noinline)) void os_zero_stack_below(size_t bytes) {
-  char *dead = __builtin_alloca(bytes);
-  memset(dead, 0, bytes);
+/* Zero OS_DEAD_STACK_BYTES of the calling thread's stack just below the
+   caller's frame: the frames of whatever ran there last (returned, dead)
+   hold stale words, and the frames laid there next leave some slots
+   unwritten (padding, unused spills), which a conservative scan of the
+   stack would read. The array lies in this very frame, right below the
+   caller's: no frame between them stays unzeroed, even unoptimised (a
+   wrapper frame between, in the UBSan build, left api.stale_stack's
+   stale copies in place). */
+__attribute__((noinline)) void os_zero_stack_below(void) {
+  volatile char dead[OS_DEAD_STACK_BYTES];
+  memset((char *)dead, 0, sizeof dead);
   __asm__ volatile("" : : "r"(dead) : "memory");   /* the stores must happen */
 }

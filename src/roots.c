@@ -12,13 +12,8 @@
 #include "internal.h"
 
 #include <link.h>
-#include <string.h>
 
 struct root_range { uintptr_t lo, hi; };
-
-/* Deeper than the library frames between a public entry and the collection
-   (a few hundred bytes), small enough to cost nothing beside a collection. */
-#define DEAD_STACK_CLEAR_BYTES 4096
 
 static struct meta_vec user_roots = { .item_size = sizeof(struct root_range) };
 static struct meta_vec exclusions = { .item_size = sizeof(struct root_range) }; /* sorted */
@@ -131,22 +126,12 @@ static void scan_own_stack_and_registers(void) {
   if (base) scan_stack((uintptr_t)gc.collect_entry_sp, (uintptr_t)base);
 }
 
-/* Zero the calling thread's dead stack just below the caller's frame, where
-   the frames of whatever it calls next will be laid: their unwritten slots
-   (alignment padding, unused spill slots) then hold zeros, not stale
-   pointers of returned frames. Entries that collect call this first, so
-   the library frames above gc.collect_entry_sp hold nothing stale. */
-__attribute__((noinline)) void roots_clear_dead_stack(void) {
-  /* An array in this very frame, not os_zero_stack_below: that one zeroes
-     below its own frame, and without optimisation (the UBSan build) the
-     two frames between left api.stale_stack's stale copies in place. */
-  volatile char dead[DEAD_STACK_CLEAR_BYTES];
-  memset((char *)dead, 0, sizeof dead);
-  __asm__ volatile("" : : "r"(dead) : "memory");   /* the stores must happen */
-}
-
+/* Entries that collect zero the dead stack below them first
+   (os_zero_stack_below), so that the library frames above
+   gc.collect_entry_sp hold zeros, not stale pointers of the client's
+   returned frames, in their unwritten slots. */
 GC_API void *GC_clear_stack(void *arg) {
-  roots_clear_dead_stack();
+  os_zero_stack_below();
   return arg;
 }
 
