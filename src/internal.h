@@ -650,6 +650,8 @@ struct gc_thread {
   bool suspend_requested;      /* GC_suspend_thread: wait in the suspend handler */
   bool suspended;              /* waiting in the handler for GC_resume_thread */
   unsigned long stop_ack, resume_ack;   /* epochs acknowledged by the handler */
+  bool stop_deferred;          /* the handler put off this stop: send it again soon */
+  uint64_t redeliver_at;       /* when (the collector's clock; 0: not yet planned) */
   struct gc_thread *next;
 };
 
@@ -803,6 +805,10 @@ BIBOP_INTERNAL void gc_unlock_to_waiter(void);
 BIBOP_INTERNAL extern __thread struct lock_parking *gc_lock_parking
     __attribute__((tls_model("initial-exec")));
 BIBOP_INTERNAL extern sigset_t gc_lock_sleep_mask;
+/* The thread left GC_call_with_alloc_lock or GC_alloc_unlock and has not
+   taken the lock since: its next stop is answered only when it comes
+   again (threads.c says why, stopworld.c how). */
+BIBOP_INTERNAL extern __thread bool gc_left_locked_call __attribute__((tls_model("initial-exec")));
 
 /* The owner's acquisition: false if the bias is being revoked (the caller
    then takes the futex word like any thread). */
@@ -841,6 +847,7 @@ static inline bool gc_trylock(void) {
   return true;
 }
 static inline void gc_lock(void) {
+  gc_left_locked_call = false;
   if (gc_lock_biased_here && gc_bias_lock()) return;
   gc_lock_word();
   gc_lock_word_taken();

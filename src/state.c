@@ -80,6 +80,7 @@ struct gc_state gc;
 
 __thread struct lock_parking *gc_lock_parking __attribute__((tls_model("initial-exec")));
 sigset_t gc_lock_sleep_mask;
+__thread bool gc_left_locked_call __attribute__((tls_model("initial-exec")));
 
 /* Whoever takes the lock from here on marks it contended, since other
    sleepers may remain: one unlock too many makes a futex call, never one

@@ -36,6 +36,15 @@
  * stack never grows, so meta_alloc's lock is not taken) and calls no
  * cancellation point.
  *
+ * Locked calls: a thread that has just left GC_call_with_alloc_lock or
+ * GC_alloc_unlock answers its next stop only when it comes again: the
+ * handler returns at once (stop_deferred), and the collector signals it
+ * again REDELIVER_NS later. Its client may be in the few instructions
+ * that make its state consistent again after the call (threads.c says
+ * which client does that); the first signal of a stop that begins as the
+ * lock is released, on a CPU the release handed to the collector, lands
+ * exactly there.
+ *
  * Explicit suspension (GC_suspend_thread) uses the same handler: a thread
  * whose suspend_requested flag is set waits in it until GC_resume_thread
  * clears the flag, with its stack pointer recorded, so collections scan it
@@ -72,6 +81,9 @@
 /* A volunteer polls for the restart this long after marking (the rest of a
    collection's pause is typically 20-50 us) before it sleeps. */
 #define RESTART_SPIN_NS (200 * 1000ull)
+/* A thread that put off a stop is signalled again this long after: it
+   needs only to run a few instructions of its own (threads.c). */
+#define REDELIVER_NS (20 * 1000ull)
 /* Stack a volunteer must have left below the handler's frame: marking uses
    a few KiB, client mark procedures some more. */
 #define VOLUNTEER_STACK_ROOM ((size_t)128 << 10)
@@ -84,7 +96,7 @@ static volatile unsigned long open_epoch; /* the epoch threads must wait in; 0 w
 static sigset_t wait_mask;              /* everything blocked but the restart signal */
 /* The last stop and restart, for GC_PRINT_STATS (allocation lock). */
 static struct {
-  unsigned signalled, parked, volunteers_polling, restart_late;
+  unsigned signalled, parked, volunteers_polling, restart_late, put_off;
   uint64_t settle_ns, stop_begin_ns, stopped_ns, restart_begin_ns, restarted_ns;
   uint64_t stopped_cpu_ns, restart_cpu_ns;   /* the collecting thread's CPU time then */
 } last;
@@ -151,6 +163,15 @@ static void suspend_handler(int sig) {
   struct gc_thread *me = threads_self();
   unsigned long epoch = __atomic_load_n(&open_epoch, __ATOMIC_ACQUIRE);
   if (epoch != 0 && me && __atomic_load_n(&me->stop_ack, __ATOMIC_RELAXED) == epoch) epoch = 0;
+  if (epoch != 0 && me && gc_left_locked_call && !__atomic_load_n(&me->suspend_requested, __ATOMIC_ACQUIRE)) {
+    /* Put off: the thread may be in the few instructions after a locked
+       call where its client's state is not yet consistent (threads.c). */
+    gc_left_locked_call = false;
+    __atomic_store_n(&me->stop_deferred, true, __ATOMIC_RELEASE);
+    sem_post(&ack_sem);
+    errno = saved_errno;
+    return;
+  }
   if (me && (epoch != 0 || __atomic_load_n(&me->suspend_requested, __ATOMIC_ACQUIRE))) {
     __builtin_unwind_init();
     char here;
@@ -196,6 +217,22 @@ void stopworld_init(void) {
   sigdelset(&gc_lock_sleep_mask, restart_signal);
 }
 
+/* A thread that put off the stop (left a locked call) gets the signal again
+   REDELIVER_NS after the collector first sees that: true when that time
+   has come; otherwise *earliest is brought forward to it. */
+static bool redeliver_due(struct gc_thread *t, uint64_t now, uint64_t *earliest) {
+  if (!__atomic_load_n(&t->stop_deferred, __ATOMIC_ACQUIRE)) return false;
+  if (!t->redeliver_at) t->redeliver_at = now + REDELIVER_NS;
+  if (now < t->redeliver_at) {
+    if (t->redeliver_at < *earliest) *earliest = t->redeliver_at;
+    return false;
+  }
+  t->redeliver_at = 0;
+  __atomic_store_n(&t->stop_deferred, false, __ATOMIC_RELAXED);
+  last.put_off++;
+  return true;
+}
+
 /* Wait until every stopped thread's field (stop_ack or resume_ack) holds
    the epoch, re-sending sig to the laggards every RESEND_NS. Deadlines are
    in monotonic time, so spurious semaphore posts cannot hasten the abort. */
@@ -204,11 +241,17 @@ static void wait_for_acks(unsigned long epoch, bool resuming, int sig) {
   uint64_t start = os_now_ns(), next_resend = start + RESEND_NS;
   uint64_t spin_until = start + ACK_SPIN_NS;
   for (;;) {
-    bool all = true, resend = os_now_ns() >= next_resend;
+    uint64_t now = os_now_ns(), redeliver_at = UINT64_MAX;
+    bool all = true, resend = now >= next_resend;
     for (struct gc_thread *t = gc.threads; t; t = t->next) {
       if (t == self || !t->stopped) continue;
       unsigned long ack = __atomic_load_n(resuming ? &t->resume_ack : &t->stop_ack, __ATOMIC_ACQUIRE);
       if (ack == epoch) continue;
+      if (!resuming && redeliver_due(t, now, &redeliver_at) && pthread_kill(t->id, sig) == ESRCH) {
+        t->stopped = false;
+        t->vanished = true;
+        continue;
+      }
       if (!resuming && __atomic_load_n(&t->suspended, __ATOMIC_ACQUIRE)) {
         /* It parked itself in explicit suspension just as the stop began
            (it read no open epoch): its stack pointer is recorded and it
@@ -224,14 +267,15 @@ static void wait_for_acks(unsigned long epoch, bool resuming, int sig) {
       }
     }
     if (all) return;
-    uint64_t now = os_now_ns();
+    now = os_now_ns();
     if (now - start >= GIVE_UP_NS) gc_abort("bibop: a thread does not answer the stop-the-world signals");
     if (resend) next_resend = now + RESEND_NS;
     if (now < spin_until) {   /* answers usually come within microseconds */
       sched_yield();          /* and a thread that must answer may want this CPU */
       continue;
     }
-    struct timespec deadline = {(time_t)(next_resend / 1000000000u), (long)(next_resend % 1000000000u)};
+    uint64_t wake_at = redeliver_at < next_resend ? redeliver_at : next_resend;
+    struct timespec deadline = {(time_t)(wake_at / 1000000000u), (long)(wake_at % 1000000000u)};
     while (sem_clockwait(&ack_sem, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR) {}
   }
 }
@@ -299,6 +343,8 @@ static void drain_acks(void) {
 }
 
 static void signal_to_stop(struct gc_thread *t) {
+  __atomic_store_n(&t->stop_deferred, false, __ATOMIC_RELAXED);   /* from an earlier stop, answered by a re-sent signal */
+  t->redeliver_at = 0;
   if (pthread_kill(t->id, suspend_signal) == 0) t->stopped = true;
   else t->vanished = true;
 }
@@ -308,6 +354,7 @@ void stopworld_stop(void) {
   settle_restart();
   struct gc_thread *self = threads_self();
   unsigned long epoch = ++stop_epoch;
+  last.put_off = 0;
   drain_acks();
   __atomic_store_n(&open_epoch, epoch, __ATOMIC_RELEASE);
   int signalled = 0;
@@ -368,10 +415,10 @@ void stopworld_start(void) {
 
 void stopworld_print_stats(FILE *out) {
   fprintf(out,
-          "bibop: world: stop %.3f ms (%u signalled, %u parked in the lock), stopped %.3f ms "
+          "bibop: world: stop %.3f ms (%u signalled, %u parked in the lock, %u put off), stopped %.3f ms "
           "(collecting thread's CPU %.3f ms), "
           "restart %.3f ms (%u still polling); at this stop %u had not left the last, waited %.3f ms\n",
-          (last.stopped_ns - last.stop_begin_ns) / 1e6, last.signalled, last.parked,
+          (last.stopped_ns - last.stop_begin_ns) / 1e6, last.signalled, last.parked, last.put_off,
           (last.restart_begin_ns - last.stopped_ns) / 1e6,
           (last.restart_cpu_ns - last.stopped_cpu_ns) / 1e6,
           (last.restarted_ns - last.restart_begin_ns) / 1e6, last.volunteers_polling, last.restart_late,

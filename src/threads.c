@@ -386,11 +386,21 @@ GC_API void *GC_call_with_gc_active(GC_fn_type fn, void *client_data) {
   return result;
 }
 
+/* A client may leave its own state consistent only just after the lock is
+   released: Guile 3.0.8 moves a thread's VM stack inside
+   GC_call_with_alloc_lock and sets the stack pointer after it returns, and
+   its mark procedure reads that pointer. The release wakes a thread that
+   waits to collect, which often runs at once on this CPU; the stop signal
+   then lands in those few instructions. So the thread's next stop is put
+   off once (stopworld.c), long enough for it to get past them. */
+static void leaving_locked_call(void) { gc_left_locked_call = true; }
+
 GC_API void *GC_call_with_alloc_lock(GC_fn_type fn, void *client_data) {
   if (!fn) return NULL;
   gc_ensure_init();
   LOCK();
   void *result = fn(client_data);
+  leaving_locked_call();
   UNLOCK();
   return result;
 }
@@ -400,7 +410,10 @@ GC_API void *GC_call_with_alloc_lock(GC_fn_type fn, void *client_data) {
 #undef GC_alloc_lock
 #undef GC_alloc_unlock
 GC_API void GC_alloc_lock(void) { LOCK(); }
-GC_API void GC_alloc_unlock(void) { UNLOCK(); }
+GC_API void GC_alloc_unlock(void) {
+  leaving_locked_call();
+  UNLOCK();
+}
 
 /* ---- pthread wrappers ------------------------------------------------------------ */
 
