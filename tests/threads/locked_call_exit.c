@@ -63,39 +63,37 @@ struct grow_call {
     GC_word *new_sp;   /* where sp must move: computed inside, stored after */
 };
 
-/* Inside the lock: copy the live part to the top of a larger stack and
-   free the old one; sp is left pointing into the old stack. */
+/* Inside the lock: move the live part to the top of a new stack of
+   `slots` words and free the old one. Returns where sp must point now
+   (NULL if malloc failed); sp itself is left in the old stack. */
+static GC_word *move_stack(struct vm *vm, size_t slots)
+{
+    size_t live = (size_t)(vm->top - vm->sp);
+    GC_word *bottom = malloc(slots * sizeof(GC_word));
+    if (!bottom) return NULL;
+    GC_word *top = bottom + slots;
+    memcpy(top - live, vm->sp, live * sizeof(GC_word));
+    free(vm->bottom);
+    vm->bottom = bottom;
+    vm->top = top;
+    return top - live;
+}
+
+/* Growth as Guile does it: sp is stored by the caller, after the lock. */
 static void *grow_inner(void *arg)
 {
     struct grow_call *c = arg;
-    struct vm *vm = c->vm;
-    size_t live = (size_t)(vm->top - vm->sp);
-    GC_word *bottom = malloc(c->new_slots * sizeof(GC_word));
-    if (!bottom) return NULL;
-    GC_word *top = bottom + c->new_slots;
-    memcpy(top - live, vm->sp, live * sizeof(GC_word));
-    free(vm->bottom);
-    vm->bottom = bottom;
-    vm->top = top;
-    c->new_sp = top - live;
-    return bottom;
+    c->new_sp = move_stack(c->vm, c->new_slots);
+    return c->new_sp;
 }
 
-/* Inside the lock: a fresh small stack holding the same live part
-   (consistent before the lock is released). */
+/* Back to a small stack, consistent before the lock is released. */
 static void *shrink_inner(void *arg)
 {
     struct vm *vm = arg;
-    size_t live = (size_t)(vm->top - vm->sp);
-    GC_word *bottom = malloc((SLOTS_MIN + live) * sizeof(GC_word));
-    if (!bottom) return NULL;
-    GC_word *top = bottom + SLOTS_MIN + live;
-    memcpy(top - live, vm->sp, live * sizeof(GC_word));
-    free(vm->bottom);
-    vm->bottom = bottom;
-    vm->top = top;
-    vm->sp = top - live;
-    return bottom;
+    GC_word *sp = move_stack(vm, SLOTS_MIN + (size_t)(vm->top - vm->sp));
+    if (sp) vm->sp = sp;
+    return sp;
 }
 
 static void *grower(void *arg)
