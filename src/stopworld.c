@@ -43,7 +43,9 @@
  * that make its state consistent again after the call (threads.c says
  * which client does that); the first signal of a stop that begins as the
  * lock is released, on a CPU the release handed to the collector, lands
- * exactly there.
+ * exactly there. If the signal sent again finds the thread where the
+ * first one did, it has not run since (preempted as the handler
+ * returned, on a loaded machine), and the stop is put off again.
  *
  * Explicit suspension (GC_suspend_thread) uses the same handler: a thread
  * whose suspend_requested flag is set waits in it until GC_resume_thread
@@ -69,6 +71,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define RESEND_NS (20 * 1000 * 1000ull)        /* re-send signals after 20 ms */
@@ -84,6 +87,9 @@
 /* A thread that put off a stop is signalled again this long after: it
    needs only to run a few instructions of its own (threads.c). */
 #define REDELIVER_NS (20 * 1000ull)
+/* At most this many stops in a row are put off for finding the thread at
+   the same place (a thread that spins on one instruction is stopped). */
+#define PUT_OFF_SAME_PLACE_MAX 8
 /* Stack a volunteer must have left below the handler's frame: marking uses
    a few KiB, client mark procedures some more. */
 #define VOLUNTEER_STACK_ROOM ((size_t)128 << 10)
@@ -157,16 +163,50 @@ static void poll_for_restart(struct gc_thread *me, unsigned long epoch) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* wait_in_handler reads the epoch again */
 }
 
-static void suspend_handler(int sig) {
-  (void)sig;
+/* Where the signal interrupted the thread; 0 if this platform's context
+   is not known here. */
+static uintptr_t interrupted_pc(const void *context) {
+  const ucontext_t *uc = context;
+#if defined(__x86_64__)
+  return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+  return (uintptr_t)uc->uc_mcontext.pc;
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+/* The put-off stops of this thread (see the top): where the last one found
+   it, and how many in a row found it there. */
+static __thread uintptr_t put_off_pc __attribute__((tls_model("initial-exec")));
+static __thread unsigned put_off_here __attribute__((tls_model("initial-exec")));
+
+/* Whether this stop is put off: the thread has just left a locked call,
+   or a stop put off before finds it where it was then (preempted as the
+   handler returned, it has not run since). */
+static bool put_off_stop(const void *context) {
+  uintptr_t pc = interrupted_pc(context);
+  bool again = pc != 0 && pc == put_off_pc && put_off_here < PUT_OFF_SAME_PLACE_MAX;
+  if (!gc_left_locked_call && !again) {
+    put_off_pc = 0;
+    put_off_here = 0;
+    return false;
+  }
+  gc_left_locked_call = false;
+  put_off_here = again ? put_off_here + 1 : 1;
+  put_off_pc = pc;
+  return true;
+}
+
+static void suspend_handler(int sig, siginfo_t *info, void *context) {
+  (void)sig, (void)info;
   int saved_errno = errno;
   struct gc_thread *me = threads_self();
   unsigned long epoch = __atomic_load_n(&open_epoch, __ATOMIC_ACQUIRE);
   if (epoch != 0 && me && __atomic_load_n(&me->stop_ack, __ATOMIC_RELAXED) == epoch) epoch = 0;
-  if (epoch != 0 && me && gc_left_locked_call && !__atomic_load_n(&me->suspend_requested, __ATOMIC_ACQUIRE)) {
-    /* Put off: the thread may be in the few instructions after a locked
-       call where its client's state is not yet consistent (threads.c). */
-    gc_left_locked_call = false;
+  if (epoch != 0 && me && !__atomic_load_n(&me->suspend_requested, __ATOMIC_ACQUIRE) &&
+      put_off_stop(context)) {
     __atomic_store_n(&me->stop_deferred, true, __ATOMIC_RELEASE);
     sem_post(&ack_sem);
     errno = saved_errno;
@@ -205,11 +245,12 @@ void stopworld_init(void) {
   mask_add_cancel(&wait_mask);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_flags = SA_RESTART;
   sigfillset(&sa.sa_mask);   /* nothing interrupts the handshake, not even a cancellation */
   mask_add_cancel(&sa.sa_mask);
-  sa.sa_handler = suspend_handler;
+  sa.sa_sigaction = suspend_handler;   /* with the interrupted context (put_off_stop) */
+  sa.sa_flags = SA_RESTART | SA_SIGINFO;
   if (sigaction(suspend_signal, &sa, NULL) != 0) gc_abort("bibop: cannot install the suspend handler");
+  sa.sa_flags = SA_RESTART;
   sa.sa_handler = restart_handler;
   if (sigaction(restart_signal, &sa, NULL) != 0) gc_abort("bibop: cannot install the restart handler");
   sigfillset(&gc_lock_sleep_mask);   /* a thread parked in the lock takes only ours */
