@@ -14,8 +14,8 @@
  *     or by GC_start_mark_threads. They are not registered threads: never
  *     stopped, asleep between collections.
  * Each collection opens as many places as there are volunteers (at most
- * GC_MARKERS - 1) and gives the rest to helpers; none below a committed
- * heap of parallel_min_heap. A marker joins under
+ * GC_MARKERS - 1) and gives the rest to helpers, none below a committed
+ * heap of helpers_min_heap. A marker joins under
  * pool_lock while the phase is not done; one that comes later stays out,
  * which is always correct (joining adds hands, not work).
  *
@@ -87,19 +87,19 @@ static int volunteer_capacity;
 /* Stopped threads that offered to mark in this stop (atomic; reset when
    the phase starts). */
 static int volunteers_offered;
-/* Other markers join only when the committed heap is at least this large
-   (BIBOP_PARALLEL_MIN_HEAP, bytes with K/M/G; decided per collection). A
-   small heap's marking takes about what sharing it costs: a helper's
-   wake-up (20-90 us on this VM), the parallel mark loop's claims of
-   small objects, the fold of the other markers' bits. Session 14, same
-   run against any size: guile-weak (4 MiB) and guile-interp (4-6 MiB)
-   0.92 / 0.91 x CPU at the same wall time; bench/pause.c with 8 MiB live
-   (12 MiB committed) still gains from two markers (1.24 against 1.97 ms). */
-#define PARALLEL_DEFAULT_MIN_HEAP ((size_t)8 << 20)
-static size_t parallel_min_heap = PARALLEL_DEFAULT_MIN_HEAP;
-
-/* This collection marks with more than one marker if it may. */
-static bool heap_worth_sharing(void) { return arena_committed_bytes() >= parallel_min_heap; }
+/* Helpers join only when the committed heap is at least this large
+   (BIBOP_HELPERS_MIN_HEAP, bytes with K/M/G; decided per collection). A
+   small heap's marking takes about what a helper costs: its wake-up
+   (20-90 us on this VM), the parallel mark loop's claims of small objects,
+   the fold of the other markers' bits. Volunteers join at any size: they
+   are awake already (bench/mt_gcbench.c, 2 MiB live, 2 threads: 0.52 s
+   without them below 8 MiB against 0.43 s). Session 14, same run against
+   any size: guile-weak (4 MiB) and guile-interp (4-6 MiB), which have no
+   volunteers, 0.92 / 0.91 x CPU at the same wall time; bench/pause.c with
+   8 MiB live (12 MiB committed) still gains from a helper (1.24 against
+   1.97 ms). */
+#define HELPERS_DEFAULT_MIN_HEAP ((size_t)8 << 20)
+static size_t helpers_min_heap = HELPERS_DEFAULT_MIN_HEAP;
 
 void markers_init(void) {
   long n;
@@ -113,7 +113,7 @@ void markers_init(void) {
   volunteer_capacity = (int)wanted_markers - 1;
   if (os_env_long("BIBOP_VOLUNTEERS", &n) && n == 0) volunteer_capacity = 0;
   size_t bytes;
-  if (os_env_size("BIBOP_PARALLEL_MIN_HEAP", &bytes)) parallel_min_heap = bytes;
+  if (os_env_size("BIBOP_HELPERS_MIN_HEAP", &bytes)) helpers_min_heap = bytes;
 }
 
 /* Move up to TAKE_MAX pool entries onto m's stack. Under pool_lock. */
@@ -264,7 +264,6 @@ static void *helper_main(void *arg) {
    count to wait past. Before the thread acknowledges the stop, so the
    collector has every offer when it starts the phase. */
 bool markers_volunteer_offer(unsigned long *generation) {
-  if (!heap_worth_sharing()) return false;   /* the collector holds the lock: the heap stays put */
   int n = __atomic_load_n(&volunteers_offered, __ATOMIC_RELAXED);
   while (n < volunteer_capacity)
     if (__atomic_compare_exchange_n(&volunteers_offered, &n, n + 1, false, __ATOMIC_ACQ_REL,
@@ -329,7 +328,7 @@ void markers_volunteer_mark(unsigned long generation, volatile unsigned long *op
 }
 
 /* How many stopped threads may volunteer in a phase. */
-int markers_volunteer_places(void) { return heap_worth_sharing() ? volunteer_capacity : 0; }
+int markers_volunteer_places(void) { return volunteer_capacity; }
 
 /* Start the helpers. Under the allocation lock. */
 static void start_helpers(void) {
@@ -380,7 +379,7 @@ void markers_start_phase(struct marker *main) {
   int helpers = (int)wanted_markers - 1 - volunteers;
   if (helpers > helpers_running) helpers = helpers_running;
   if (helpers < 0) helpers = 0;
-  if (!heap_worth_sharing()) volunteers = helpers = 0;
+  if (arena_committed_bytes() < helpers_min_heap) helpers = 0;
   markers_pool_count = 0;
   markers_waiting = 0;
   active_markers = 1;

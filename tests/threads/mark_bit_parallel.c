@@ -8,7 +8,7 @@
  *   only sets the mark bit of the holder's payload (GC_set_mark_bit), a
  *   pointer-free object that nothing else keeps. The procedure runs on
  *   whichever marker pops the holder: the collector's, a helper or a
- *   volunteer (GC_MARKERS=2 and BIBOP_PARALLEL_MIN_HEAP=0, set here before
+ *   volunteer (GC_MARKERS=2 and BIBOP_HELPERS_MIN_HEAP=0, set here before
  *   GC_INIT).
  * - The main thread keeps HOOKED pointer-free objects only in malloc'd
  *   memory and sets their mark bits from a GC_push_other_roots hook, which
@@ -149,7 +149,7 @@ static void *worker(void *arg)
 int main(void)
 {
     setenv("GC_MARKERS", "2", 1);
-    setenv("BIBOP_PARALLEL_MIN_HEAP", "0", 1);   /* a small heap: share it all the same */
+    setenv("BIBOP_HELPERS_MIN_HEAP", "0", 1);   /* a small heap: helpers all the same */
     GC_INIT();
     t_watchdog(100);
 

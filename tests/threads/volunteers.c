@@ -1,7 +1,7 @@
 /* volunteers.c (bibop only): stopped threads that mark in their suspend
  * handler ("volunteers", src/markers.c) and a joining thread that waits in
  * a blocking section (GC_pthread_join).
- * - With GC_MARKERS=2 and BIBOP_PARALLEL_MIN_HEAP=0 (set here before
+ * - With GC_MARKERS=2 and BIBOP_HELPERS_MIN_HEAP=0 (set here before
  *   GC_INIT: the heap is small), WORKERS threads build and
  *   drop checksummed lists and keep one list each across the whole run;
  *   collections triggered by any of them stop the others, which volunteer.
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 {
     int off = g_off = argc > 1 && strcmp(argv[1], "off") == 0;
     setenv("GC_MARKERS", "2", 1);
-    setenv("BIBOP_PARALLEL_MIN_HEAP", "0", 1);   /* a small heap: share it all the same */
+    setenv("BIBOP_HELPERS_MIN_HEAP", "0", 1);   /* a small heap: helpers all the same */
     if (off) setenv("BIBOP_VOLUNTEERS", "0", 1);
     GC_INIT();
     t_watchdog(100);
