@@ -650,7 +650,7 @@ struct gc_thread {
   bool suspend_requested;      /* GC_suspend_thread: wait in the suspend handler */
   bool suspended;              /* waiting in the handler for GC_resume_thread */
   unsigned long stop_ack, resume_ack;   /* epochs acknowledged by the handler */
-  bool stop_deferred;          /* the handler put off this stop: send it again soon */
+  bool stop_put_off;           /* the handler put off this stop: send it again soon */
   uint64_t redeliver_at;       /* when (the collector's clock; 0: not yet planned) */
   struct gc_thread *next;
 };
@@ -847,8 +847,8 @@ static inline bool gc_trylock(void) {
   return true;
 }
 static inline void gc_lock(void) {
+  if (gc_lock_biased_here && gc_bias_lock()) return;   /* no other thread: no stop to put off */
   gc_left_locked_call = false;
-  if (gc_lock_biased_here && gc_bias_lock()) return;
   gc_lock_word();
   gc_lock_word_taken();
 }

@@ -38,7 +38,7 @@
  *
  * Locked calls: a thread that has just left GC_call_with_alloc_lock or
  * GC_alloc_unlock answers its next stop only when it comes again: the
- * handler returns at once (stop_deferred), and the collector signals it
+ * handler returns at once (stop_put_off), and the collector signals it
  * again REDELIVER_NS later. Its client may be in the few instructions
  * that make its state consistent again after the call (threads.c says
  * which client does that); the first signal of a stop that begins as the
@@ -207,7 +207,7 @@ static void suspend_handler(int sig, siginfo_t *info, void *context) {
   if (epoch != 0 && me && __atomic_load_n(&me->stop_ack, __ATOMIC_RELAXED) == epoch) epoch = 0;
   if (epoch != 0 && me && !__atomic_load_n(&me->suspend_requested, __ATOMIC_ACQUIRE) &&
       put_off_stop(context)) {
-    __atomic_store_n(&me->stop_deferred, true, __ATOMIC_RELEASE);
+    __atomic_store_n(&me->stop_put_off, true, __ATOMIC_RELEASE);
     sem_post(&ack_sem);
     errno = saved_errno;
     return;
@@ -262,14 +262,14 @@ void stopworld_init(void) {
    REDELIVER_NS after the collector first sees that: true when that time
    has come; otherwise *earliest is brought forward to it. */
 static bool redeliver_due(struct gc_thread *t, uint64_t now, uint64_t *earliest) {
-  if (!__atomic_load_n(&t->stop_deferred, __ATOMIC_ACQUIRE)) return false;
+  if (!__atomic_load_n(&t->stop_put_off, __ATOMIC_ACQUIRE)) return false;
   if (!t->redeliver_at) t->redeliver_at = now + REDELIVER_NS;
   if (now < t->redeliver_at) {
     if (t->redeliver_at < *earliest) *earliest = t->redeliver_at;
     return false;
   }
   t->redeliver_at = 0;
-  __atomic_store_n(&t->stop_deferred, false, __ATOMIC_RELAXED);
+  __atomic_store_n(&t->stop_put_off, false, __ATOMIC_RELAXED);
   last.put_off++;
   return true;
 }
@@ -384,7 +384,8 @@ static void drain_acks(void) {
 }
 
 static void signal_to_stop(struct gc_thread *t) {
-  __atomic_store_n(&t->stop_deferred, false, __ATOMIC_RELAXED);   /* from an earlier stop, answered by a re-sent signal */
+  /* From an earlier stop, answered by a signal re-sent for another reason. */
+  __atomic_store_n(&t->stop_put_off, false, __ATOMIC_RELAXED);
   t->redeliver_at = 0;
   if (pthread_kill(t->id, suspend_signal) == 0) t->stopped = true;
   else t->vanished = true;

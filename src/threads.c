@@ -392,7 +392,7 @@ GC_API void *GC_call_with_gc_active(GC_fn_type fn, void *client_data) {
    its mark procedure reads that pointer. The release wakes a thread that
    waits to collect, which often runs at once on this CPU; the stop signal
    then lands in those few instructions. So the thread's next stop is put
-   off once (stopworld.c), long enough for it to get past them. */
+   off (stopworld.c) until the thread has run past them. */
 static void leaving_locked_call(void) { gc_left_locked_call = true; }
 
 GC_API void *GC_call_with_alloc_lock(GC_fn_type fn, void *client_data) {
