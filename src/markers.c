@@ -10,9 +10,11 @@
  *     a wake-up of an idle CPU costs 20-90 us, against a 0.5 ms collection of
  *     bench/mt_gcbench.c's heap);
  *   - helper threads for the places volunteers do not fill, started lazily
- *     by the first collection that runs once a second thread is registered,
- *     or by GC_start_mark_threads. They are not registered threads: never
- *     stopped, asleep between collections.
+ *     by the first collection that runs once a second thread is registered
+ *     or the committed heap reaches helpers_min_heap (a single-threaded
+ *     program gets them too, as on stock libgc1, which starts them in
+ *     GC_init), or by GC_start_mark_threads. They are not registered
+ *     threads: never stopped, asleep between collections.
  * Each collection opens as many places as there are volunteers (at most
  * GC_MARKERS - 1) and gives the rest to helpers, none below a committed
  * heap of helpers_min_heap. A marker joins under
@@ -97,7 +99,10 @@ static int volunteers_offered;
    any size: guile-weak (4 MiB) and guile-interp (4-6 MiB), which have no
    volunteers, 0.92 / 0.91 x CPU at the same wall time; bench/pause.c with
    8 MiB live (12 MiB committed) still gains from a helper (1.24 against
-   1.97 ms). */
+   1.97 ms). Single-threaded programs had no helper until session 15:
+   asy-render, w3m-dump, nix-eval and neko-st took 0.92-0.97 x the wall
+   time with one (0.95-1.11 x the CPU, +0.2-1 MiB peak RSS: the others'
+   bits), their total pause 0.60-0.81 x. */
 #define HELPERS_DEFAULT_MIN_HEAP ((size_t)8 << 20)
 static size_t helpers_min_heap = HELPERS_DEFAULT_MIN_HEAP;
 
@@ -365,7 +370,8 @@ static bool marker_ready(struct marker *m, size_t entries, bool fixed_stack) {
 
 void markers_start_phase(struct marker *main) {
   counts.helpers = counts.volunteers = 0;
-  if (!helpers_running && gc.thread_count >= 2) start_helpers();
+  if (!helpers_running && (gc.thread_count >= 2 || arena_committed_bytes() >= helpers_min_heap))
+    start_helpers();
   int seats = 0;   /* volunteer places with a stack */
   while (seats < volunteer_capacity && marker_ready(&volunteer_markers[seats], HELPER_STACK_ENTRIES, true))
     seats++;
