@@ -240,6 +240,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   if (gc.start_callback) gc.start_callback();   /* with the lock held, as bdwgc */
   notify(GC_EVENT_START);
 
+  markers_before_stop();
   notify(GC_EVENT_PRE_STOP_WORLD);
   stopworld_stop();
   notify(GC_EVENT_POST_STOP_WORLD);

@@ -10,11 +10,12 @@
  *     a wake-up of an idle CPU costs 20-90 us, against a 0.5 ms collection of
  *     bench/mt_gcbench.c's heap);
  *   - helper threads for the places volunteers do not fill, started lazily
- *     by the first collection that runs once a second thread is registered
- *     or the committed heap reaches helpers_min_heap (a single-threaded
- *     program gets them too, as on stock libgc1, which starts them in
- *     GC_init), or by GC_start_mark_threads. They are not registered
- *     threads: never stopped, asleep between collections.
+ *     (before the world stops) by the first collection that runs once a
+ *     second thread is registered or the committed heap reaches
+ *     helpers_min_heap (a single-threaded program gets them too, as on
+ *     stock libgc1, which starts them in GC_init), or by
+ *     GC_start_mark_threads. They are not registered threads: never
+ *     stopped, asleep between collections.
  * Each collection opens as many places as there are volunteers (at most
  * GC_MARKERS - 1) and gives the rest to helpers, none below a committed
  * heap of helpers_min_heap. A marker joins under
@@ -368,10 +369,15 @@ static bool marker_ready(struct marker *m, size_t entries, bool fixed_stack) {
   return true;
 }
 
-void markers_start_phase(struct marker *main) {
-  counts.helpers = counts.volunteers = 0;
+/* Before the world stops: pthread_create must not wait for a lock of
+   glibc's (its stack cache) that a stopped thread may hold. */
+void markers_before_stop(void) {
   if (!helpers_running && (gc.thread_count >= 2 || arena_committed_bytes() >= helpers_min_heap))
     start_helpers();
+}
+
+void markers_start_phase(struct marker *main) {
+  counts.helpers = counts.volunteers = 0;
   int seats = 0;   /* volunteer places with a stack */
   while (seats < volunteer_capacity && marker_ready(&volunteer_markers[seats], HELPER_STACK_ENTRIES, true))
     seats++;
