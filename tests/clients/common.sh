@@ -175,12 +175,15 @@ run_client() {
 # compare_runs LABEL MIN_BYTES CMD...: run CMD on stock and on bibop and
 # require identical stdout and exit status, with stdout at least MIN_BYTES
 # long (so a crash that prints nothing on both sides cannot pass).
-# Stdin is /dev/null unless STDIN_FILE is set.
+# Stdin is /dev/null unless STDIN_FILE is set; BETWEEN_RUNS, if set, is a
+# command run after the stock run and before the bibop run (to empty a
+# cache both runs use, say).
 compare_runs() {
     local label=$1 min=$2 input=${STDIN_FILE:-/dev/null}
     shift 2
     mkdir -p "$WORK/stock/home" "$WORK/bibop/home"
     run_client stock "$label" "$input" "$@"
+    [ -z "${BETWEEN_RUNS:-}" ] || $BETWEEN_RUNS
     run_client bibop "$label" "$input" "$@"
     local so=$WORK/$label.stock.out bo=$WORK/$label.bibop.out
     local src brc ssize
