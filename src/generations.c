@@ -416,6 +416,7 @@ void gen_mark_written(bool minor) {
   written_blocks = written;
   write_faults = faults;
   if (minor) {
+    mark_rescan_traced_by_contents();
     mark_drain();
     gc.last_dirty_blocks = written;
   }

@@ -999,6 +999,7 @@ BIBOP_INTERNAL void mark_clear_young(void);
    object of a small block, or one large object. Pushed, not drained (the
    caller's mark_drain). */
 BIBOP_INTERNAL void mark_rescan_old(struct block *b);
+BIBOP_INTERNAL void mark_rescan_traced_by_contents(void);   /* minor: mark procedures' kinds */
 /* Of the old objects `candidates` of small block b, push those holding a
    word that may lead to an unmarked object (young, or a free slot) and
    report them in found: the others can mark nothing. Only before anything

@@ -1142,6 +1142,21 @@ static bool is_marked(const struct kind *k, bool marked) { (void)k; return marke
 
 void mark_uncollectable_roots(void) { push_objects_of(is_uncollectable); }
 
+/* A minor collection rescans the old objects of kinds traced by their
+   contents (a client mark procedure, a per-object descriptor) whether
+   their pages were written or not: a mark procedure may read memory
+   outside the heap, whose writes no dirty bit records. Guile 2.2's thread
+   objects mark their threads' VM stacks (mmap'd) through one, and the
+   stacks change while the thread objects do not: young objects only a VM
+   stack held were freed (client_guile22 in generational mode: wrong
+   vector lengths, crashes). Guile 3.0 keeps the VM registers inside the
+   thread object, which is written often enough that this went unseen. */
+static bool is_old_traced_by_contents(const struct kind *k, bool marked) {
+  return k->free_slots_zero && marked;
+}
+
+void mark_rescan_traced_by_contents(void) { push_objects_of(is_old_traced_by_contents); }
+
 /* Overflow recovery, on this thread alone: every marked object is scanned
    again; the stack grows if memory allows (recovery works at any size, only
    slower). */
