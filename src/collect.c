@@ -250,7 +250,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   if (minor) mark_clear_young();
   else mark_clear_all();
   notify(GC_EVENT_MARK_START);
-  markers_start_phase(&main_marker);
+  markers_start_phase(&main_marker, minor);
   gen_mark_written(minor);
   gc.root_bytes = roots_mark_all();
   finalize_mark_roots();

@@ -1034,7 +1034,7 @@ BIBOP_INTERNAL void mark_from_contents_except_self(const void *obj);
 /* Parallel marking (markers.c). */
 BIBOP_INTERNAL void markers_init(void);
 BIBOP_INTERNAL void markers_before_stop(void);   /* starts the helper threads when due */
-BIBOP_INTERNAL void markers_start_phase(struct marker *main);  /* before roots */
+BIBOP_INTERNAL void markers_start_phase(struct marker *main, bool minor);  /* before roots */
 BIBOP_INTERNAL void markers_finish_phase(struct marker *main); /* help until all done */
 BIBOP_INTERNAL void markers_share(struct marker *m);
 BIBOP_INTERNAL bool markers_overflowed(void);
