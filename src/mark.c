@@ -1155,7 +1155,13 @@ static bool is_old_traced_by_contents(const struct kind *k, bool marked) {
   return k->free_slots_zero && marked;
 }
 
-void mark_rescan_traced_by_contents(void) { push_objects_of(is_old_traced_by_contents); }
+void mark_rescan_traced_by_contents(void) {
+  for (unsigned k = 0; k < gc.n_kinds; k++)
+    if (gc.kinds[k].free_slots_zero) {   /* most programs define no such kind: no walk */
+      push_objects_of(is_old_traced_by_contents);
+      return;
+    }
+}
 
 /* Overflow recovery, on this thread alone: every marked object is scanned
    again; the stack grows if memory allows (recovery works at any size, only

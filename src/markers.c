@@ -394,8 +394,8 @@ void markers_start_phase(struct marker *main, bool minor) {
   if (arena_committed_bytes() < helpers_min_heap) helpers = 0;
   /* A minor collection marks little (young objects, written pages): a
      helper's wake-up and the fold of its bits cost more than it marks
-     (bench/genheap.c, 1 GiB: minor pause median 9.2-9.8 ms with one,
-     7.8-8.5 without). Volunteers, awake already, still join. */
+     (bench/genheap.c, 1 GiB: minor pause median 9.2-10.0 ms with one,
+     8.2-8.8 without). Volunteers, awake already, still join. */
   if (minor) helpers = 0;
   markers_pool_count = 0;
   markers_waiting = 0;
