@@ -21,6 +21,15 @@
 #   asy-render     asy -f eps of bench/clients/asy-scene.asy
 #   w3m-dump       w3m -dump of an ~8 MB page (tests/clients/gen-html.awk)
 #
+# "more" (not part of issue #16's suite, nor of "suite"): three more
+# Debian programs that link libgc1, for a wider view of real clients:
+#   lilypond-score LilyPond (Guile 2.2) engraves bench/clients/lilypond-score.ly
+#                  to PostScript
+#   m2-algebra     Macaulay2 runs bench/clients/m2-algebra.m2 (a resolution,
+#                  Groebner bases, big integers, lists, hash tables)
+#   crystal-build  the Crystal compiler builds tests/clients/crystal-fibers.cr
+#                  (cold cache; its cc and linker runs are in the time)
+#
 # Every run starts in an empty directory (the same path for every run);
 # its stdout, plus a checksum of each file the workload writes (with the
 # lines that hold a date removed), must be identical to the first stock
@@ -38,7 +47,7 @@
 #
 # usage: bench/run-clients.sh [ROUNDS] [BUILD_DIR] [WORKLOAD...]
 #   defaults: 3 ./build, all fifteen workloads; "issue4" stands for the
-#   first six, "suite" for all.  RUN_TIMEOUT (seconds, default 300) bounds
+#   first six, "suite" for all fifteen, "more" for the three above.  RUN_TIMEOUT (seconds, default 300) bounds
 #   a run.  BIBOP_ENV="NAME=VALUE ..." is added to bibop's runs only (each
 #   run starts from an empty environment).  PROFILE=1 adds one run of each
 #   workload per side under `perf record` (software clock) and a second
@@ -52,6 +61,7 @@
 #   bibop's minor collections in parentheses on both sides, and the targets
 #   are issue #17's: no workload, nor the mean, above 1.05 x the base.
 # Needs guile-3.0 (+ guild from guile-3.0-dev), ecl, gcc, nix-bin, neko,
+# lilypond, macaulay2, crystal (for "more"),
 # asymptote, w3m, /usr/bin/time, awk, coreutils (scripts/install-deps.sh).
 # Timings are noisy on a shared machine: the load average before and after
 # is printed.
@@ -68,12 +78,14 @@ if [[ $# -ge 1 ]]; then build=$1; shift; fi
 issue4=(guile-list guile-weak guile-parmap ecl-list ecl-weak ecl-threads)
 suite=("${issue4[@]}" guile-compile guile-interp ecl-compile ecl-clos nix-eval
        neko-st neko-mt asy-render w3m-dump)
+more=(lilypond-score m2-algebra crystal-build)
 workloads=()
 for w in "${@:-suite}"; do
   case $w in
     issue4) workloads+=("${issue4[@]}") ;;
     suite) workloads+=("${suite[@]}") ;;
-    *) [[ " ${suite[*]} " == *" $w "* ]] || { echo "unknown workload $w" >&2; exit 2; }
+    more) workloads+=("${more[@]}") ;;
+    *) [[ " ${suite[*]} ${more[*]} " == *" $w "* ]] || { echo "unknown workload $w" >&2; exit 2; }
        workloads+=("$w") ;;
   esac
 done
@@ -104,6 +116,9 @@ program_of() {
     neko-*) echo neko ;;
     asy-*) echo asy ;;
     w3m-*) echo w3m ;;
+    lilypond-*) echo lilypond ;;
+    m2-*) echo M2-binary ;;
+    crystal-*) echo crystal ;;
   esac
 }
 
@@ -127,6 +142,11 @@ command_of() {
     neko-st | neko-mt) printf '%s\n' neko "$in/$1.n" ;;
     asy-render) printf '%s\n' asy -noV -tex none -f eps -o scene "$inputs_src/asy-scene.asy" ;;
     w3m-dump) printf '%s\n' w3m -dump -cols 100 "$in/page.html" ;;
+    lilypond-score) printf '%s\n' lilypond -s -dbackend=ps --ps -o score "$inputs_src/lilypond-score.ly" ;;
+    # M2 is a shell script that only runs M2-binary (with a library path
+    # Debian's package does not have).
+    m2-algebra) printf '%s\n' M2-binary --script "$inputs_src/m2-algebra.m2" ;;
+    crystal-build) printf '%s\n' crystal build --no-debug -o fibers "$tests/crystal-fibers.cr" ;;
     *) echo "unknown workload $1" >&2; return 1 ;;
   esac
 }
@@ -142,6 +162,8 @@ products_of() {
     guile-compile) echo generated.go ;;
     ecl-compile) echo generated.c generated.fas ;;
     asy-render) echo scene.eps ;;
+    lilypond-score) echo score.ps ;;
+    crystal-build) echo fibers ;;
   esac
 }
 
@@ -180,6 +202,8 @@ side_env() {
   echo "NIX_LOG_DIR=$work/nix/log"
   echo "NIX_CONF_DIR=$work/nix/conf"
   echo "NIX_STORE_DIR=$work/nix/store"
+  # Crystal: its cache of compiled objects in the run's own (empty) directory.
+  echo "CRYSTAL_CACHE_DIR=$run_dir/crystal-cache"
   [[ $(lib_of "$side") != "$STOCK" ]] && echo "LD_LIBRARY_PATH=$libdir"
   if [[ $side == stock ]]; then for kv in ${BASELINE_ENV:-}; do echo "$kv"; done; fi
   # BIBOP_ENV: settings for bibop's runs only, e.g. BIBOP_ENV="BIBOP_GENERATIONAL=1"
