@@ -244,12 +244,16 @@ BIBOP_INTERNAL extern uint64_t pt_bounds;
    ours. Two loads at most: the table entry, then (by the caller) the block.
    bounds is pt_bounds as the caller read it (a marker reads it once per
    drain: the table does not change while the world is stopped). */
+static inline struct block *pt_block_in_table(uintptr_t w) {   /* w within the bounds */
+  struct block *blocks = pt_table[w >> REGION_SHIFT];
+  if (!blocks) return NULL;
+  return &blocks[(w >> BLOCK_SHIFT) & (BLOCKS_PER_REGION - 1)];
+}
+
 static inline struct block *pt_block_of_within(uintptr_t w, uint64_t bounds) {
   uintptr_t slot = w >> REGION_SHIFT;
   if (slot - (uint32_t)bounds >= (bounds >> 32)) return NULL;
-  struct block *blocks = pt_table[slot];
-  if (!blocks) return NULL;
-  return &blocks[(w >> BLOCK_SHIFT) & (BLOCKS_PER_REGION - 1)];
+  return pt_block_in_table(w);
 }
 
 static inline struct block *pt_block_of(uintptr_t w) {

@@ -311,9 +311,14 @@ static bool prefetch_bytes_active;
 /* What one drain keeps in its own frame, so that the compiler holds it in
    registers instead of reloading globals and marker fields at every
    candidate: the page table's bounds (fixed while marking: the heap does
-   not grow with the world stopped), the FIFO's indices and sizes. */
+   not grow with the world stopped) as an address range, the FIFO's indices
+   and sizes. The range [heap_lo, heap_lo + heap_span) is exactly the
+   table's used slots (pt_bounds), so testing a word against it takes a
+   subtraction and a comparison, the slot's shift only for the words inside:
+   two instructions fewer per word than the slot test (callgrind, session
+   16: Macaulay2 scans 254 M words per run, 163 M of them outside). */
 struct drain {
-  uint64_t pt_bounds;
+  uintptr_t heap_lo, heap_span;
   struct prefetch_slot *fifo;       /* the marker's ring of PREFETCH_FIFO_MAX slots */
   unsigned fifo_head, fifo_count;   /* empty when the drain ends */
   unsigned fifo_size, fifo_low;     /* prefetch_size, prefetch_low */
@@ -321,12 +326,16 @@ struct drain {
 };
 
 static inline struct drain drain_begin(const struct marker *m) {
-  return (struct drain){ .pt_bounds = __atomic_load_n(&pt_bounds, __ATOMIC_RELAXED),
+  uint64_t bounds = __atomic_load_n(&pt_bounds, __ATOMIC_RELAXED);
+  return (struct drain){ .heap_lo = (uintptr_t)(uint32_t)bounds << REGION_SHIFT,
+                         .heap_span = (uintptr_t)(bounds >> 32) << REGION_SHIFT,
                          .fifo = m->fifo, .fifo_size = prefetch_size, .fifo_low = prefetch_low };
 }
 
 static ALWAYS_INLINE struct block *lookup(uintptr_t w, unsigned mode, const struct drain *d) {
-  return (mode & MODE_HASH) ? pagehash_block_of(w) : pt_block_of_within(w, d->pt_bounds);
+  if (mode & MODE_HASH) return pagehash_block_of(w);
+  if (w - d->heap_lo >= d->heap_span) return NULL;
+  return pt_block_in_table(w);
 }
 
 /* Mark the object w points into, b being the descriptor of w's page; push
@@ -722,7 +731,10 @@ static ALWAYS_INLINE void run(struct marker *m, char *lo, char *hi, const unsign
   for (;;) {
     struct mark_entry e;
     if (mode & MODE_PREFETCH) {
-      if ((size_t)(top + 1 - m->base) + ahead_count + d.fifo_count <=
+      /* The stack's depth alone is tested first: the full test, made for
+         every popped entry, was 6% of Macaulay2's marking instructions. */
+      if (top - m->base < CHAINS_MAX &&
+          (size_t)(top + 1 - m->base) + ahead_count + d.fifo_count <=
           (d.chains_scattered ? 1 : CHAINS_MAX)) {
         /* A chain (see above): what is in hand back on the stack. */
         top = requeue_ahead(m, top, ahead, &ahead_head, &ahead_count);
