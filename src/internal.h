@@ -240,16 +240,18 @@ BIBOP_INTERNAL extern struct block *pt_table[PT_ENTRIES];
    table. */
 BIBOP_INTERNAL extern uint64_t pt_bounds;
 
-/* The descriptor of the block containing w, or NULL if w is in no region of
-   ours. Two loads at most: the table entry, then (by the caller) the block.
-   bounds is pt_bounds as the caller read it (a marker reads it once per
-   drain: the table does not change while the world is stopped). */
-static inline struct block *pt_block_in_table(uintptr_t w) {   /* w within the bounds */
+/* The descriptor of the block containing w, w being known to lie within the
+   table's used slots (the marker tests its own copy of the bounds). */
+static inline struct block *pt_block_in_table(uintptr_t w) {
   struct block *blocks = pt_table[w >> REGION_SHIFT];
   if (!blocks) return NULL;
   return &blocks[(w >> BLOCK_SHIFT) & (BLOCKS_PER_REGION - 1)];
 }
 
+/* The descriptor of the block containing w, or NULL if w is in no region of
+   ours. Two loads at most: the table entry, then (by the caller) the block.
+   bounds is pt_bounds as the caller read it (a marker reads it once per
+   drain: the table does not change while the world is stopped). */
 static inline struct block *pt_block_of_within(uintptr_t w, uint64_t bounds) {
   uintptr_t slot = w >> REGION_SHIFT;
   if (slot - (uint32_t)bounds >= (bounds >> 32)) return NULL;
