@@ -393,6 +393,7 @@ BIBOP_INTERNAL void os_decommit(void *p, size_t bytes);
 BIBOP_INTERNAL void os_discard(void *p, size_t bytes);   /* contents to zero, stays mapped */
 BIBOP_INTERNAL void os_unmap(void *p, size_t bytes);
 BIBOP_INTERNAL uint64_t os_now_ns(void);
+BIBOP_INTERNAL unsigned os_cpus_usable(void);   /* affinity mask, cgroup CPU quota */
 /* Deeper than the frames a collection (the mark loop with its 1 KiB
    scan-ahead queue, roots, finalization) or a volunteer's marking leave,
    and than the library frames between a public entry and a collection:

@@ -1,6 +1,7 @@
 /*
  * markers.c: parallel marking. Up to GC_MARKERS - 1 markers join the
- * collecting thread's (default: one per CPU, at most 16 markers; GC_MARKERS=1
+ * collecting thread's (default: one per CPU the process may use, its
+ * affinity mask and cgroup quota counted, at most 16 markers; GC_MARKERS=1
  * turns parallel marking off). They come from two places:
  *   - volunteers: registered threads that the stop-the-world signal found
  *     running mark in their suspend handler (stopworld.c), then wait there
@@ -112,7 +113,7 @@ void markers_init(void) {
   if (!wanted_markers) {
     if (os_env_long("GC_MARKERS", &n) && n > 0) wanted_markers = (unsigned)n;
     else if (os_env_long("GC_NPROCS", &n) && n > 0) wanted_markers = (unsigned)n;
-    else wanted_markers = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+    else wanted_markers = os_cpus_usable();
   }
   if (wanted_markers < 1) wanted_markers = 1;
   if (wanted_markers > MAX_MARKERS) wanted_markers = MAX_MARKERS;

@@ -1,8 +1,8 @@
 /*
  * os.c: everything bibop asks of the operating system — address-space
  * reservation, commit/decommit, Transparent Huge Pages, clocks, the main
- * thread's stack base and the environment, and zeroing a thread's dead
- * stack. No other file calls mmap or getenv. Knows nothing of heaps or
+ * thread's stack base, the environment, how many CPUs the process may use,
+ * and zeroing a thread's dead stack. No other file calls mmap or getenv. Knows nothing of heaps or
  * objects.
  */
 #define _GNU_SOURCE
@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/sysinfo.h>
 #include <time.h>
@@ -98,6 +100,101 @@ void os_discard(void *p, size_t bytes) {
 
 void os_unmap(void *p, size_t bytes) {
   munmap(p, bytes);
+}
+
+/* The start of file path's text, NUL-terminated, in text[size]. */
+static bool read_text(const char *path, char *text, size_t size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ssize_t n = read(fd, text, size - 1);
+  close(fd);
+  if (n <= 0) return false;
+  text[n] = '\0';
+  return true;
+}
+
+#define CGROUP_PATH_MAX 4096
+
+/* The CPU quota, in whole CPUs rounded up, of cgroup directory dir and its
+   ancestors up to the hierarchy's root (dir's first root_len characters);
+   0 if none has one. cgroup v2 writes "quota period" (or "max period") in
+   cpu.max, v1 the two in cpu.cfs_quota_us (-1: none) and
+   cpu.cfs_period_us. */
+static long cgroup_cpu_quota(char *dir, size_t root_len, bool v2) {
+  long best = 0;
+  for (;;) {
+    char path[CGROUP_PATH_MAX + 32], text[64];
+    long quota = 0, period = 0;
+    if (v2) {
+      snprintf(path, sizeof path, "%s/cpu.max", dir);
+      if (!read_text(path, text, sizeof text) || sscanf(text, "%ld %ld", &quota, &period) != 2)
+        quota = 0;
+    } else {
+      snprintf(path, sizeof path, "%s/cpu.cfs_quota_us", dir);
+      if (read_text(path, text, sizeof text) && sscanf(text, "%ld", &quota) == 1 && quota > 0) {
+        snprintf(path, sizeof path, "%s/cpu.cfs_period_us", dir);
+        if (!read_text(path, text, sizeof text) || sscanf(text, "%ld", &period) != 1) quota = 0;
+      }
+    }
+    if (quota > 0 && period > 0) {
+      long cpus = (quota + period - 1) / period;
+      if (!best || cpus < best) best = cpus;
+    }
+    char *slash = strrchr(dir, '/');
+    if (!slash || (size_t)(slash - dir) < root_len) return best;
+    *slash = '\0';
+  }
+}
+
+/* Whether a v1 line's comma-separated controllers include cpu. */
+static bool names_cpu_controller(const char *controllers) {
+  for (const char *p = controllers; *p;) {
+    size_t len = strcspn(p, ",");
+    if (len == 3 && !strncmp(p, "cpu", 3)) return true;
+    p += len + (p[len] == ',');
+  }
+  return false;
+}
+
+/* The CPU quota of this process's cgroup (v2, or v1's cpu controller),
+   from /proc/self/cgroup: lines "id:controllers:path". 0 if none. */
+static long process_cpu_quota(void) {
+  char text[4096];
+  if (!read_text("/proc/self/cgroup", text, sizeof text)) return 0;
+  bool v2_only = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0;
+  long best = 0;
+  for (char *line = text, *next; line && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = '\0';
+    char *controllers = strchr(line, ':');
+    char *path = controllers ? strchr(controllers + 1, ':') : NULL;
+    if (!path) continue;
+    *path++ = '\0';
+    controllers++;
+    const char *root;
+    if (!*controllers && v2_only) root = "/sys/fs/cgroup";
+    else if (!v2_only && names_cpu_controller(controllers)) root = "/sys/fs/cgroup/cpu";
+    else continue;
+    char dir[CGROUP_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s%s", root, strcmp(path, "/") ? path : "");
+    long quota = cgroup_cpu_quota(dir, strlen(root), *controllers == '\0');
+    if (quota > 0 && (!best || quota < best)) best = quota;
+  }
+  return best;
+}
+
+/* How many CPUs this process may run on: the CPUs of its affinity mask
+   (taskset, a cpuset), at most its cgroup CPU quota (a container's
+   --cpus). The CPUs online overstate both: pinned to one CPU of this
+   2-CPU machine, bibop started a second marker that only took turns with
+   the first. */
+unsigned os_cpus_usable(void) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) cpus = CPU_COUNT(&set);
+  long quota = process_cpu_quota();
+  if (quota > 0 && quota < cpus) cpus = quota;
+  return cpus > 0 ? (unsigned)cpus : 1;
 }
 
 uint64_t os_now_ns(void) {
