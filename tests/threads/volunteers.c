@@ -11,6 +11,8 @@
  *   volunteer joins only if it gets a CPU before the collector has marked
  *   everything, which a loaded machine may deny for a while: the workers
  *   go on collecting (up to EXTRA_ROUNDS more rounds) until one has.
+ *   Volunteers come only from a CPU other than the collector's: pinned
+ *   to one CPU (taskset), the run must report none.
  * - With the argument "off" (BIBOP_VOLUNTEERS=0) the same run must report
  *   no volunteer, and helper threads instead.
  * - The main thread keeps a list referenced only from its own stack while
@@ -23,6 +25,7 @@
 #include <bibop.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "tcommon.h"
@@ -34,6 +37,7 @@
 #define EXTRA_ROUNDS 20000
 
 static int g_off;
+static int g_one_cpu;   /* the process may run on one CPU only */
 
 static atomic_ulong g_checks;
 
@@ -50,7 +54,7 @@ static void *worker(void *arg)
     tcell_t *kept;
     TLIST_BUILD(kept, KEPT_LEN, seed);
     for (unsigned r = 0; r < ROUNDS + (g_off ? 0 : EXTRA_ROUNDS); r++) {
-        if (r >= ROUNDS && any_volunteer()) break;
+        if (r >= ROUNDS && (g_one_cpu || any_volunteer())) break;
         tcell_t *dropped;
         TLIST_BUILD(dropped, DROPPED_LEN, seed * 7919 + r);
         tlist_verify(dropped, DROPPED_LEN, seed * 7919 + r, "dropped list");
@@ -71,6 +75,8 @@ int main(int argc, char **argv)
     setenv("GC_MARKERS", "2", 1);
     setenv("BIBOP_HELPERS_MIN_HEAP", "0", 1);   /* a small heap: helpers all the same */
     if (off) setenv("BIBOP_VOLUNTEERS", "0", 1);
+    cpu_set_t usable;
+    g_one_cpu = sched_getaffinity(0, sizeof usable, &usable) == 0 && CPU_COUNT(&usable) < 2;
     GC_INIT();
     t_watchdog(100);
 
@@ -93,6 +99,9 @@ int main(int argc, char **argv)
         TCHECK(c.total_volunteers == 0, "BIBOP_VOLUNTEERS=0, yet %llu volunteers",
                c.total_volunteers);
         TCHECK(c.total_helpers > 0, "no helper thread ever marked");
+    } else if (g_one_cpu) {
+        /* Volunteers come only from a CPU other than the collector's. */
+        TCHECK(c.total_volunteers == 0, "one CPU, yet %llu volunteers", c.total_volunteers);
     } else {
         TCHECK(c.total_volunteers > 0, "no stopped thread ever volunteered");
     }
