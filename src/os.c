@@ -2,8 +2,8 @@
  * os.c: everything bibop asks of the operating system — address-space
  * reservation, commit/decommit, Transparent Huge Pages, clocks, the main
  * thread's stack base, the environment, how many CPUs the process may use,
- * and zeroing a thread's dead stack. No other file calls mmap or getenv. Knows nothing of heaps or
- * objects.
+ * and zeroing a thread's dead stack. No other file calls mmap or getenv.
+ * Knows nothing of heaps or objects.
  */
 #define _GNU_SOURCE
 #include "internal.h"
