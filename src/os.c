@@ -64,6 +64,17 @@ void os_advise_huge(void *p, size_t bytes) {
   (void)madvise(p, bytes, MADV_HUGEPAGE);
 }
 
+/* The start of file path's text, NUL-terminated, in text[size]. */
+static bool read_text(const char *path, char *text, size_t size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ssize_t n = read(fd, text, size - 1);
+  close(fd);
+  if (n <= 0) return false;
+  text[n] = '\0';
+  return true;
+}
+
 /* The largest single commit the system could back. bibop reserves its
    address space MAP_NORESERVE, so the kernel's overcommit heuristic never
    sees its requests; stock bdwgc maps its heap without that flag, and under
@@ -73,13 +84,9 @@ void os_advise_huge(void *p, size_t bytes) {
    charges the commit itself (MAP_NORESERVE is ignored there), so mprotect
    fails where stock's mmap would. */
 size_t os_commit_limit(void) {
-  char mode = '0';
-  int fd = open("/proc/sys/vm/overcommit_memory", O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    if (read(fd, &mode, 1) != 1) mode = '0';
-    close(fd);
-  }
-  if (mode != '0') return SIZE_MAX;
+  char mode[8];
+  if (read_text("/proc/sys/vm/overcommit_memory", mode, sizeof mode) && mode[0] != '0')
+    return SIZE_MAX;
   struct sysinfo si;
   if (sysinfo(&si) != 0) return SIZE_MAX;
   unsigned long long unit = si.mem_unit ? si.mem_unit : 1;
@@ -100,17 +107,6 @@ void os_discard(void *p, size_t bytes) {
 
 void os_unmap(void *p, size_t bytes) {
   munmap(p, bytes);
-}
-
-/* The start of file path's text, NUL-terminated, in text[size]. */
-static bool read_text(const char *path, char *text, size_t size) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  ssize_t n = read(fd, text, size - 1);
-  close(fd);
-  if (n <= 0) return false;
-  text[n] = '\0';
-  return true;
 }
 
 #define CGROUP_PATH_MAX 4096

@@ -12,7 +12,8 @@
  *   everything, which a loaded machine may deny for a while: the workers
  *   go on collecting (up to EXTRA_ROUNDS more rounds) until one has.
  *   Volunteers come only from a CPU other than the collector's: pinned
- *   to one CPU (taskset), the run must report none.
+ *   to one CPU (taskset, or the argument "one-cpu"), the run must report
+ *   none.
  * - With the argument "off" (BIBOP_VOLUNTEERS=0) the same run must report
  *   no volunteer, and helper threads instead.
  * - The main thread keeps a list referenced only from its own stack while
@@ -76,6 +77,11 @@ int main(int argc, char **argv)
     setenv("BIBOP_HELPERS_MIN_HEAP", "0", 1);   /* a small heap: helpers all the same */
     if (off) setenv("BIBOP_VOLUNTEERS", "0", 1);
     cpu_set_t usable;
+    if (argc > 1 && strcmp(argv[1], "one-cpu") == 0) {   /* pin to the CPU it runs on */
+        CPU_ZERO(&usable);
+        CPU_SET(sched_getcpu(), &usable);
+        TCHECK(sched_setaffinity(0, sizeof usable, &usable) == 0, "sched_setaffinity failed");
+    }
     g_one_cpu = sched_getaffinity(0, sizeof usable, &usable) == 0 && CPU_COUNT(&usable) < 2;
     GC_INIT();
     t_watchdog(100);
