@@ -74,6 +74,9 @@ static uint64_t window_mask(const struct block *b, unsigned w) {
 enum { AGE0, AGE1 };
 static struct meta_vec young_blocks = { .item_size = sizeof(struct block *) };
 static bool young_lost;
+static size_t large_since_gc;   /* alloc_large calls since the last collection */
+
+size_t alloc_large_since_gc(void) { return large_since_gc; }
 
 static uint64_t (*young_ages(const struct block *b, bool create))[MARK_WORDS] {
   struct block *blocks = block_array_of(b);
@@ -327,6 +330,7 @@ void alloc_forget_claim(struct block *b, unsigned i) {
 }
 
 void alloc_after_mark(void) {
+  large_since_gc = 0;
   if (gc.generational || young_blocks.count) young_age();
   for (struct alloc_cache *ac = gc.caches; ac; ac = ac->next_cache)
     for (int k = 0; k < CACHED_KINDS; k++)
@@ -412,6 +416,7 @@ void *alloc_large(int kind, size_t lb) {
   h->next = gc.large;
   if (gc.large) gc.large->u.large.prev = h;
   gc.large = h;
+  large_since_gc++;
   char *start = block_addr(h);
   heap_set_large_tails(h, nblocks);
   gc.blocks_in_use += nblocks;

@@ -215,6 +215,11 @@ struct region_info {
                                           (generations.c) */
   uint64_t *protected_blocks;          /* generational mode: the blocks the last
                                           collection left write-protected (generations.c) */
+  uint64_t *may_hold_young;            /* generational mode, a minor collection's
+                                          rescan: the blocks that may hold an unmarked
+                                          object (young slots, young large objects);
+                                          the others' objects are all marked or free
+                                          (generations.c) */
   bool dirty_tracked;                  /* generational mode: writes to the region are
                                           tracked (generations.c) */
   uint8_t chunk_space[CHUNKS_PER_REGION];   /* heap.c: the space (small blocks or
@@ -301,6 +306,18 @@ static inline bool pt_is_static_desc(const struct block *b) {
   return ((uintptr_t)b & DESCRIPTOR_ARRAY_BYTES) != 0;
 }
 static inline bool pt_is_heap_array(struct block *blocks) { return !pt_is_static_desc(blocks); }
+
+/* Generational mode, during a minor collection's rescan: may the heap
+   block t (its descriptor, as the page table gives it) hold an unmarked
+   object? Read from a dense bitmap beside the region's descriptors, not
+   from t, whose line is a cache miss for each old object pointed to from
+   afar (generations.c builds the map; no map: maybe). */
+static inline bool pt_may_hold_young(const struct block *t) {
+  struct block *blocks = block_array_of(t);
+  const uint64_t *map = pt_region_info(blocks)->may_hold_young;
+  size_t i = (size_t)(t - blocks);
+  return !map || ((map[i / 64] >> (i & 63)) & 1);
+}
 
 /* For a descriptor of a static-only slot: is its page in a static range?
    Two loads from a few hot lines (the slot's info page and its bitmap),
@@ -955,6 +972,9 @@ BIBOP_INTERNAL bool alloc_has_young(const struct block *b);   /* on the young li
 /* The slots of age 1 only: old after this collection if they survive. */
 BIBOP_INTERNAL bool alloc_age1_mask(const struct block *b, uint64_t age1[MARK_WORDS]);
 BIBOP_INTERNAL void alloc_young_prefetch(const struct block *b);   /* its record, soon read */
+/* Large objects allocated since the last collection: at least as many of
+   the first objects of gc.large (young, or uncollectable). */
+BIBOP_INTERNAL size_t alloc_large_since_gc(void);
 BIBOP_INTERNAL bool alloc_young_lost(void);
 
 /* ---- debugging allocator and leak detection (debug.c) ------------------------- */

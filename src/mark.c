@@ -1117,7 +1117,7 @@ bool mark_rescan_filtered(struct block *b, const uint64_t candidates[MARK_WORDS]
       const uintptr_t *p = (const uintptr_t *)(base + (size_t)i * b->obj_bytes);
       for (size_t k = 0; k < per_object; k++) {
         struct block *t = pt_block_of(p[k]);
-        if (!t || pt_is_static_desc(t)) continue;
+        if (!t || pt_is_static_desc(t) || !pt_may_hold_young(t)) continue;
         __builtin_prefetch(t);
         words[n++] = (struct rescan_word){ t, p[k], i };
       }

@@ -13,14 +13,16 @@
  * one, which loses it, and an object of age 1 given a young pointer, then
  * left alone once old; an old object given a chain in a cycle whose
  * survivors all become old at once, then left alone; and old and young
- * objects in one block, each given a chain. bibop only (bibop.h statistics; stock's incremental
- * mode makes read(2) into a protected heap page fail).
+ * objects in one block, each given a chain; young large objects whose
+ * only pointers an old object holds. bibop only (bibop.h statistics;
+ * stock's incremental mode makes read(2) into a protected heap page fail).
  * Usage: api_generational [rounds]. */
 #define GC_THREADS
 #include <gc.h>
 #include <bibop.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -353,6 +355,76 @@ static void mixed_scenarios(void) {
   CHECKF(all_minor >= MIXED_SCENARIOS / 4, "only %d scenarios ran on minor collections", all_minor);
 }
 
+/* ---- young large objects ------------------------------------------------ */
+
+/* E: an old holder takes the only pointers to new large objects (one
+   block, several blocks, more than a 2 MiB chunk), into their middle when
+   interior pointers are recognised (their tail blocks, not their first,
+   then lead to them); minor collections follow, then new large objects of
+   the same sizes, written all over, take any memory freed. Each object
+   must keep its words. A minor collection's rescan judges an old object's
+   words without the descriptors of blocks that hold no young object
+   (generations.c): the large objects allocated since the last collection
+   must count as young there. Returns 1 if the scenario ran on minor
+   collections only until the first collection after the objects were
+   allocated. */
+#define LARGE_SIZES 3
+static const size_t large_sizes[LARGE_SIZES] = { 6000, 70000, (size_t)3 << 20 };
+static char **large_holder;   /* root; old */
+
+static void fill_large(char *p, size_t bytes, uint64_t id) {
+  for (size_t off = 0; off + sizeof(uint64_t) <= bytes; off += 512)
+    *(uint64_t *)(p + off) = hash(id + off);
+}
+
+/* In a frame of its own (see give_chain). */
+static __attribute__((noinline)) void give_large(char **slot, size_t bytes, uint64_t id) {
+  char *p = GC_MALLOC(bytes);
+  CHECK(p != NULL);
+  fill_large(p, bytes, id);
+  *slot = GC_get_all_interior_pointers() ? p + bytes / 2 : p;
+}
+
+static int large_scenario(int i) {
+  GC_word gc_before = GC_get_gc_no();
+  unsigned long before = minors();
+  uint64_t ids[LARGE_SIZES];
+  for (int k = 0; k < LARGE_SIZES; k++) {
+    ids[k] = take_ids();
+    give_large(&large_holder[k], large_sizes[k], ids[k]);
+  }
+  collect_by_allocation();
+  /* Young objects meet minor collections only: every one since the first
+     object was allocated was minor. */
+  int minor_only = GC_get_gc_no() - gc_before == minors() - before;
+  collect_by_allocation();
+  collect_by_allocation();
+  for (int k = 0; k < LARGE_SIZES; k++) {   /* freed memory reused */
+    char *junk = GC_MALLOC(large_sizes[k]);
+    CHECK(junk != NULL);
+    memset(junk, 0x5a, large_sizes[k]);
+  }
+  for (int k = 0; k < LARGE_SIZES; k++) {
+    char *p = large_holder[k] - (GC_get_all_interior_pointers() ? large_sizes[k] / 2 : 0);
+    for (size_t off = 0; off + sizeof(uint64_t) <= large_sizes[k]; off += 512)
+      CHECKF(*(uint64_t *)(p + off) == hash(ids[k] + off),
+             "E: scenario %d: the young large object of %zu bytes was freed", i, large_sizes[k]);
+  }
+  for (int k = 0; k < LARGE_SIZES; k++) large_holder[k] = NULL;
+  return minor_only;
+}
+
+static void large_scenarios(void) {
+  large_holder = GC_MALLOC(LARGE_SIZES * sizeof *large_holder);
+  CHECK(large_holder != NULL);
+  GC_gcollect();
+  GC_gcollect();   /* the holder is old now */
+  int all_minor = 0;
+  for (int i = 0; i < SCENARIOS; i++) all_minor += large_scenario(i);
+  printf("young large objects: %d of %d scenarios on minor collections only\n", all_minor, SCENARIOS);
+  CHECKF(all_minor >= SCENARIOS / 4, "only %d scenarios ran on minor collections", all_minor);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) rounds = atol(argv[1]);
   check_seed_ = 12345;
@@ -372,6 +444,7 @@ int main(int argc, char **argv) {
   remembered_scenarios();
   promoted_scenarios();
   mixed_scenarios();
+  large_scenarios();
 
   pthread_t tid[THREADS];
   struct worker w[THREADS];
