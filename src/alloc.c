@@ -104,6 +104,17 @@ static void note_young(struct block *b, unsigned w, uint64_t bits) {
 
 size_t alloc_young_count(void) { return young_blocks.count; }
 struct block *alloc_young_block(size_t i) { return META_VEC_AT(&young_blocks, struct block *, i); }
+
+/* The walks of the young list read each block's descriptor and record,
+   and the blocks the allocator took lie anywhere: a walk prefetches both
+   YOUNG_AHEAD blocks ahead of the one it is at. */
+#define YOUNG_AHEAD 8
+void alloc_young_prefetch_ahead(size_t i) {
+  if (i + YOUNG_AHEAD >= young_blocks.count) return;
+  struct block *b = alloc_young_block(i + YOUNG_AHEAD);
+  __builtin_prefetch(b);
+  alloc_young_prefetch(b);
+}
 bool alloc_young_lost(void) { return young_lost; }
 
 bool alloc_has_young(const struct block *b) {
@@ -151,6 +162,7 @@ static void for_each_cursor(void (*fn)(struct cursor *c, void *ctx), void *ctx);
 void alloc_young_survival(size_t young_bytes[2], size_t surviving_bytes[2]) {
   young_bytes[AGE0] = young_bytes[AGE1] = surviving_bytes[AGE0] = surviving_bytes[AGE1] = 0;
   for (size_t i = 0; i < young_blocks.count; i++) {
+    alloc_young_prefetch_ahead(i);
     struct block *b = alloc_young_block(i);
     uint64_t (*ages)[MARK_WORDS] = young_ages(b, false);
     if (!ages || b->state != BLOCK_SMALL) continue;
@@ -169,6 +181,7 @@ void alloc_young_survival(size_t young_bytes[2], size_t surviving_bytes[2]) {
 static void young_age(void) {
   size_t kept = 0;
   for (size_t i = 0; i < young_blocks.count; i++) {
+    alloc_young_prefetch_ahead(i);
     struct block *b = alloc_young_block(i);
     uint64_t (*ages)[MARK_WORDS] = young_ages(b, false);
     if (!ages) continue;

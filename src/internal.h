@@ -972,6 +972,7 @@ BIBOP_INTERNAL bool alloc_has_young(const struct block *b);   /* on the young li
 /* The slots of age 1 only: old after this collection if they survive. */
 BIBOP_INTERNAL bool alloc_age1_mask(const struct block *b, uint64_t age1[MARK_WORDS]);
 BIBOP_INTERNAL void alloc_young_prefetch(const struct block *b);   /* its record, soon read */
+BIBOP_INTERNAL void alloc_young_prefetch_ahead(size_t i);   /* walking the list, at i */
 /* Large objects allocated since the last collection: at least as many of
    the first objects of gc.large (young, or uncollectable). */
 BIBOP_INTERNAL size_t alloc_large_since_gc(void);

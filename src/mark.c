@@ -1008,6 +1008,7 @@ void mark_clear_all(void) {
 void mark_clear_young(void) {
   begin_phase();
   for (size_t i = 0; i < alloc_young_count(); i++) {
+    alloc_young_prefetch_ahead(i);
     struct block *b = alloc_young_block(i);
     uint64_t young[MARK_WORDS];
     if (b->state != BLOCK_SMALL || gc.kinds[b->kind].uncollectable || !alloc_young_mask(b, young))
