@@ -435,6 +435,9 @@ static size_t written_blocks, write_faults;
    such objects answers for the rest without their descriptors: genheap's
    old nodes point to old nodes allocated far away, and each of those
    descriptors was a cache miss. Rebuilt by every minor collection. */
+/* Set bits [lo, hi) of map, whole words at a time where they fit (a young
+   object of 256 MiB covers 65,536 blocks); dirty.c's set_bits counts the
+   bits it sets, one at a time, which this needs not. */
 static void set_map_range(uint64_t *map, size_t lo, size_t hi) {
   for (size_t i = lo; i < hi;) {
     if (!(i & 63) && hi - i >= 64) {
@@ -472,7 +475,7 @@ static void map_unmarked_blocks(void) {
     struct block *b = alloc_young_block(i), *blocks = block_array_of(b);
     uint64_t *map = pt_region_info(blocks)->may_hold_young;
     size_t k = (size_t)(b - blocks);
-    if (map) map[k / 64] |= (uint64_t)1 << (k & 63);
+    if (map) set_map_range(map, k, k + 1);
   }
   struct block *h = gc.large;
   for (size_t n = alloc_large_since_gc(); n && h; n--, h = h->next)
