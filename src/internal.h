@@ -941,6 +941,33 @@ BIBOP_INTERNAL void gc_default_abort_func(const char *msg);   /* GC_on_abort's i
 BIBOP_INTERNAL void *gc_default_oom_fn(size_t bytes);
 BIBOP_INTERNAL _Noreturn void gc_abort(const char *msg);
 
+/* ---- trials (trial.c): choices measured on the machine at hand ------------- */
+
+/* A choice between doing without (arm 0) and with (arm 1), for
+   collections below a heap size; what it costs per word scanned is read
+   from `clock` (process CPU or wall time, `measure` names which). */
+struct trial {
+  const char *what, *measure;     /* for the GC_PRINT_STATS verdict */
+  size_t below_bytes;             /* the heap size the choice is for */
+  uint64_t (*clock)(void);
+  unsigned collections;           /* eligible ones since the first trial */
+  bool choice;                    /* the arm outside trials */
+  int trying;                     /* this collection's arm (0, 1), or -1 */
+  uint64_t at_start;
+  uint64_t cost[2], words[2];     /* per arm */
+};
+#define TRIAL_INIT(what_, measure_, clock_) \
+  { .what = (what_), .measure = (measure_), .clock = (clock_), .trying = -1 }
+BIBOP_INTERNAL void trial_collection_begins(void);
+/* This eligible full collection's arm (counts it, unless another trial
+   holds the collection). */
+BIBOP_INTERNAL bool trial_arm(struct trial *t);
+/* After marking: the collection's cost if t tried an arm; a verdict at
+   the end of a trial. */
+BIBOP_INTERNAL void trial_end(struct trial *t, uint64_t words);
+/* Whether the next eligible collection could use arm 1. */
+BIBOP_INTERNAL bool trial_next_may_try(const struct trial *t);
+
 /* ---- allocation (alloc.c) ---------------------------------------------------- */
 
 /* What the allocator calls in finalization, above it (init.c sets them). */
@@ -1064,6 +1091,8 @@ BIBOP_INTERNAL void markers_init(void);
 BIBOP_INTERNAL void markers_before_stop(void);   /* starts the helper threads when due */
 BIBOP_INTERNAL void markers_start_phase(struct marker *main, bool minor);  /* before roots */
 BIBOP_INTERNAL void markers_finish_phase(struct marker *main); /* help until all done */
+/* After marking (mark_finish): the helpers trial's cost of this collection. */
+BIBOP_INTERNAL void markers_trial_end(uint64_t words);
 BIBOP_INTERNAL void markers_share(struct marker *m);
 BIBOP_INTERNAL bool markers_overflowed(void);
 BIBOP_INTERNAL unsigned long markers_marked_objects(void);

@@ -302,51 +302,20 @@ static bool prefetch_active;    /* this collection's choice */
    16-18 on an AMD EPYC whose memory is slower, where bench/pause.c's 8
    and 12 MiB heaps took half the pause with them (3.3-5.6 against
    9.7-11.9 ms, 7.9-8.2 against 14.2-15.5; session 18, 3 alternating
-   runs). A trial alternates the two over TRIAL_COLLECTIONS full
-   collections below the gate and keeps the one whose marking took less
-   CPU time (every marker's: the world is stopped) per word scanned; the
-   choice is tried again after RETRIAL_COLLECTIONS more. */
-#define TRIAL_COLLECTIONS 8
-#define RETRIAL_COLLECTIONS 256
+   runs). So a trial (trial.c) alternates the two over full collections
+   below the gate and keeps the one whose marking took less CPU time
+   (every marker's: the world is stopped) per word scanned. */
 static bool prefetch_gate_fixed;   /* BIBOP_PREFETCH_MIN_HEAP given */
-static struct {
-  unsigned collections;            /* below the gate since the last trial began */
-  bool small_heaps_prefetch;       /* the choice outside trials */
-  int trying;                      /* this collection's trial arm (0, 1), or -1 */
-  uint64_t cpu_at_start;
-  uint64_t cpu_ns[2], words[2];    /* per arm: without, with the FIFOs */
-} trial = { .trying = -1 };
+static struct trial prefetch_trial = TRIAL_INIT("prefetching", "marking", os_process_cpu_ns);
 
 /* Whether this collection, full or minor, below the gate, prefetches. */
 static bool small_heap_prefetch(bool minor) {
-  trial.trying = -1;
   if (prefetch_gate_fixed) return false;
-  if (minor) return trial.small_heaps_prefetch;
-  unsigned n = trial.collections++ % RETRIAL_COLLECTIONS;
-  if (n >= TRIAL_COLLECTIONS) return trial.small_heaps_prefetch;
-  if (n == 0) trial.cpu_ns[0] = trial.cpu_ns[1] = trial.words[0] = trial.words[1] = 0;
-  trial.trying = (int)(n & 1);
-  trial.cpu_at_start = os_process_cpu_ns();
-  return trial.trying == 1;
+  if (minor) return prefetch_trial.choice;
+  prefetch_trial.below_bytes = prefetch_min_heap;
+  return trial_arm(&prefetch_trial);
 }
 
-/* After marking: a trial collection's cost; at the end of a trial, the
-   choice (per word scanned: 128-bit products, no overflow). */
-static void small_heap_trial_end(uint64_t words) {
-  if (trial.trying < 0) return;
-  trial.cpu_ns[trial.trying] += os_process_cpu_ns() - trial.cpu_at_start;
-  trial.words[trial.trying] += words;
-  trial.trying = -1;
-  if (trial.collections % RETRIAL_COLLECTIONS != TRIAL_COLLECTIONS) return;
-  unsigned __int128 off = (unsigned __int128)trial.cpu_ns[0] * trial.words[1];
-  unsigned __int128 on = (unsigned __int128)trial.cpu_ns[1] * trial.words[0];
-  trial.small_heaps_prefetch = trial.words[0] && trial.words[1] && on < off;
-  if (gc.print_stats && trial.words[0] && trial.words[1])
-    fprintf(gc_log(), "bibop: prefetching below %zu KiB: %s (marking %.2f ns a word with, %.2f "
-            "without)\n", prefetch_min_heap >> 10, trial.small_heaps_prefetch ? "on" : "off",
-            (double)trial.cpu_ns[1] / (double)trial.words[1],
-            (double)trial.cpu_ns[0] / (double)trial.words[0]);
-}
 /* With several markers on a heap far larger than the caches, a candidate
    entering the FIFO also has the line of its block's other markers' bits
    prefetched (a marker other than the collector's claims there). Measured
@@ -1018,6 +987,7 @@ struct watched_block { struct block *b; uint64_t held[MARK_WORDS]; };
 static struct meta_vec watched = { .item_size = sizeof(struct watched_block) };
 
 static void begin_phase(void) {
+  trial_collection_begins();
   main_marker.marked = 0;
   memset(&main_marker.stats, 0, sizeof main_marker.stats);
   watched.count = 0;
@@ -1269,7 +1239,8 @@ void mark_finish(void) {
   s->marked_objects = gc.marked_objects;
   s->cand_not_ours = s->candidates - s->cand_free - s->cand_static - s->cand_object;
   s->mark_ns = os_now_ns() - mark_start_ns;
-  small_heap_trial_end(s->candidates);
+  trial_end(&prefetch_trial, s->candidates);
+  markers_trial_end(s->candidates);
 }
 
 /* ---- object-level marking for finalization (serial, after mark_finish) ---- */

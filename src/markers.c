@@ -13,13 +13,15 @@
  *   - helper threads for the places volunteers do not fill, started lazily
  *     (before the world stops) by the first collection that runs once a
  *     second thread is registered or the committed heap reaches
- *     helpers_min_heap (a single-threaded program gets them too, as on
- *     stock libgc1, which starts them in GC_init), or by
+ *     helpers_min_heap, or the helpers trial may try them below it (a
+ *     single-threaded program gets them too, as on stock libgc1, which
+ *     starts them in GC_init), or by
  *     GC_start_mark_threads. They are not registered threads: never
  *     stopped, asleep between collections.
  * Each collection opens as many places as there are volunteers (at most
- * GC_MARKERS - 1) and gives the rest to helpers, none below a committed
- * heap of helpers_min_heap. A marker joins under
+ * GC_MARKERS - 1) and gives the rest to helpers; below a committed heap
+ * of helpers_min_heap only if the trial (trial.c) chose them. A marker
+ * joins under
  * pool_lock while the phase is not done; one that comes later stays out,
  * which is always correct (joining adds hands, not work).
  *
@@ -107,6 +109,30 @@ static int volunteers_offered;
    bits), their total pause 0.60-0.81 x. */
 #define HELPERS_DEFAULT_MIN_HEAP ((size_t)8 << 20)
 static size_t helpers_min_heap = HELPERS_DEFAULT_MIN_HEAP;
+/* Below that size the choice is the processor's, so it is tried (unless
+   BIBOP_HELPERS_MIN_HEAP fixes the threshold). The measures above were
+   the Intel Xeon's of sessions 14-15; on the AMD EPYC of sessions 16-19,
+   whose memory is slower, a helper pays on small heaps too (session 19,
+   5 alternating rounds against the threshold: guile-weak 0.93 x time,
+   guile-interp 0.97 x, ecl-weak 0.89 x, total pause 0.82-0.87 x, CPU
+   0.89-1.06 x). A trial (trial.c) alternates the two over full
+   collections below the threshold and keeps the one whose marking phase
+   took less wall time per word scanned: the world is stopped, so wall
+   time is what the program loses. */
+static bool helpers_threshold_fixed;   /* BIBOP_HELPERS_MIN_HEAP given */
+static struct trial helpers_trial = TRIAL_INIT("helpers", "wall time marking", os_now_ns);
+
+/* Whether helpers may join this full collection of a heap below the
+   threshold. */
+static bool small_heap_helpers(void) {
+  if (helpers_threshold_fixed || wanted_markers < 2) return false;
+  helpers_trial.below_bytes = helpers_min_heap;
+  return trial_arm(&helpers_trial);
+}
+
+void markers_trial_end(uint64_t words) {
+  trial_end(&helpers_trial, words);
+}
 
 void markers_init(void) {
   long n;
@@ -120,7 +146,10 @@ void markers_init(void) {
   volunteer_capacity = (int)wanted_markers - 1;
   if (os_env_long("BIBOP_VOLUNTEERS", &n) && n == 0) volunteer_capacity = 0;
   size_t bytes;
-  if (os_env_size("BIBOP_HELPERS_MIN_HEAP", &bytes)) helpers_min_heap = bytes;
+  if (os_env_size("BIBOP_HELPERS_MIN_HEAP", &bytes)) {
+    helpers_min_heap = bytes;
+    helpers_threshold_fixed = true;
+  }
 }
 
 /* Move up to TAKE_MAX pool entries onto m's stack. Under pool_lock. */
@@ -392,7 +421,9 @@ static bool marker_ready(struct marker *m, size_t entries, bool fixed_stack) {
    of glibc's (its stack cache) that a stopped thread may hold. */
 void markers_before_stop(void) {
   __atomic_store_n(&collector_cpu, sched_getcpu(), __ATOMIC_RELAXED);
-  if (!helpers_running && (gc.thread_count >= 2 || arena_committed_bytes() >= helpers_min_heap))
+  if (!helpers_running &&
+      (gc.thread_count >= 2 || arena_committed_bytes() >= helpers_min_heap ||
+       (!helpers_threshold_fixed && wanted_markers >= 2 && trial_next_may_try(&helpers_trial))))
     start_helpers();
 }
 
@@ -411,12 +442,12 @@ void markers_start_phase(struct marker *main, bool minor) {
   int helpers = (int)wanted_markers - 1 - volunteers;
   if (helpers > helpers_running) helpers = helpers_running;
   if (helpers < 0) helpers = 0;
-  if (arena_committed_bytes() < helpers_min_heap) helpers = 0;
   /* A minor collection marks little (young objects, written pages): a
      helper's wake-up and the fold of its bits cost more than it marks
      (bench/genheap.c, 1 GiB: minor pause median 9.2-10.0 ms with one,
      8.2-8.8 without). Volunteers, awake already, still join. */
   if (minor) helpers = 0;
+  else if (helpers > 0 && arena_committed_bytes() < helpers_min_heap && !small_heap_helpers()) helpers = 0;
   markers_pool_count = 0;
   markers_waiting = 0;
   active_markers = 1;
