@@ -121,11 +121,19 @@ static size_t helpers_min_heap = HELPERS_DEFAULT_MIN_HEAP;
    time is what the program loses. */
 static bool helpers_threshold_fixed;   /* BIBOP_HELPERS_MIN_HEAP given */
 static struct trial helpers_trial = TRIAL_INIT("helpers", "wall time marking", os_now_ns);
+/* The trial starts a helper thread (its stacks: 50-200 KiB of a trivial
+   Guile run's peak RSS), so it waits for a program that collects more
+   than a start-up's few times. */
+#define HELPERS_TRIAL_FROM_GC 16
+
+static bool helpers_trial_may_try(void) {
+  return !helpers_threshold_fixed && wanted_markers >= 2 && GC_gc_no >= HELPERS_TRIAL_FROM_GC;
+}
 
 /* Whether helpers may join this full collection of a heap below the
    threshold. */
 static bool small_heap_helpers(void) {
-  if (helpers_threshold_fixed || wanted_markers < 2) return false;
+  if (!helpers_trial_may_try()) return false;
   helpers_trial.below_bytes = helpers_min_heap;
   return trial_arm(&helpers_trial);
 }
@@ -423,7 +431,7 @@ void markers_before_stop(void) {
   __atomic_store_n(&collector_cpu, sched_getcpu(), __ATOMIC_RELAXED);
   if (!helpers_running &&
       (gc.thread_count >= 2 || arena_committed_bytes() >= helpers_min_heap ||
-       (!helpers_threshold_fixed && wanted_markers >= 2 && trial_next_may_try(&helpers_trial))))
+       (helpers_trial_may_try() && trial_next_may_try(&helpers_trial))))
     start_helpers();
 }
 
