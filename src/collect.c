@@ -321,6 +321,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   if (gc.print_stats) mark_print_stats(gc_log());
   if (gc.print_stats) stopworld_print_stats(gc_log());
   if (gc.print_stats) markers_print_stats(gc_log());
+  if (gc.print_stats) finalize_print_stats(gc_log());
 }
 
 /* Spill every callee-saved register into this frame (they may hold the

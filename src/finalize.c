@@ -853,6 +853,18 @@ size_t finalize_set_external(void *obj, size_t bytes) {
   return old;
 }
 
+/* GC_PRINT_STATS, after each collection: what the tables hold and the
+   entries their arrays have room for (a table grows by doubling, and
+   collects first from 4,096 entries: the capacity tells when the next
+   collection that a registration forces will come). */
+void finalize_print_stats(FILE *out) {
+  fprintf(out,
+          "bibop: finalization: %zu finalizers (room for %zu), %zu queued; "
+          "short links %zu (room for %zu), long links %zu (room for %zu)\n",
+          finalizers.count, finalizers.cap, queue_waiting(), short_links.count, short_links.cap,
+          long_links.count, long_links.cap);
+}
+
 void finalize_dump(FILE *out) {
   fprintf(out, "finalizers registered: %zu, queued: %zu; short links: %zu, long links: %zu\n",
           finalizers.count, queue_waiting(), short_links.count, long_links.count);

@@ -1144,6 +1144,7 @@ BIBOP_INTERNAL void finalize_mark_roots(void);     /* client data, queued object
 BIBOP_INTERNAL void finalize_after_mark(void);     /* links, ordering, queueing */
 BIBOP_INTERNAL void finalize_forget_object(void *obj);   /* GC_free'd */
 BIBOP_INTERNAL void finalize_dump(FILE *out);
+BIBOP_INTERNAL void finalize_print_stats(FILE *out);
 BIBOP_INTERNAL void finalize_run_pending(void);     /* outside the lock */
 /* For pacing: finalizers registered and not yet queued; finalizers the last
    collection queued, and the bytes of their objects and entries. */

@@ -15,9 +15,7 @@
 #define _GNU_SOURCE
 #include <gc.h>
 #include <stdbool.h>
-#include <sys/wait.h>
-
-#include "check.h"
+#include "child_log.h"
 
 #define COLLECTIONS 300
 #define CELLS (2 << 20 >> 4)   /* 16-byte cells (32 with bdwgc's extra byte): a 4 MiB heap */
@@ -51,13 +49,9 @@ int main(int argc, char **argv) {
   const char *variable = helpers ? "BIBOP_HELPERS_MIN_HEAP" : "BIBOP_PREFETCH_MIN_HEAP";
   const char *verdict = helpers ? "bibop: helpers below 8192 KiB: " :
                                   "bibop: prefetching below 16384 KiB: ";
-  int fds[2];
-  CHECK(pipe(fds) == 0);
-  pid_t pid = fork();
-  CHECK(pid >= 0);
-  if (pid == 0) {
-    close(fds[0]);
-    CHECK(dup2(fds[1], 2) == 2);
+  pid_t pid;
+  FILE *log = child_log_fork(&pid);
+  if (!log) {
     setenv("GC_PRINT_STATS", "1", 1);
     setenv("GC_MARKERS", "2", 1);
     unsetenv("BIBOP_PREFETCH_MIN_HEAP");
@@ -65,9 +59,6 @@ int main(int argc, char **argv) {
     if (fixed) setenv(variable, helpers ? "8M" : "16M", 1);
     child();
   }
-  close(fds[1]);
-  FILE *log = fdopen(fds[0], "r");
-  CHECK(log != NULL);
   char line[512];
   unsigned verdicts = 0, collections = 0;
   while (fgets(line, sizeof line, log)) {
