@@ -55,6 +55,7 @@ bool marker_init_stack(struct marker *m, size_t entries) {
 }
 
 static void read_mark_settings(void);
+static void choose_rescan_filter(void);
 
 /* An offset from an object's start that marks it when interior pointers
    are off (GC_register_displacement; lock held). */
@@ -67,6 +68,7 @@ void mark_init(void) {
   if (!marker_init_stack(&main_marker, MARK_STACK_INITIAL_ENTRIES))
     gc_abort("bibop: cannot allocate the mark stack");
   read_mark_settings();
+  choose_rescan_filter();
 }
 
 /* The stack is full: double it in place, which costs a copy instead of the
@@ -1127,28 +1129,107 @@ static inline bool may_reach_unmarked(struct block *t, uintptr_t w) {
 struct rescan_word { struct block *t; uintptr_t w; unsigned obj; };
 static struct rescan_word rescan_words[BLOCK_BYTES / sizeof(uintptr_t)];
 
+/* Which of words[0, count) lie in the page table's used slots (count <=
+   64): bit k for words[k]. Most words of a written page are data, small
+   integers or pointers out of the heap; this test, made for every word
+   before anything else, takes no branch. With AVX2, four words at a time:
+   genheap's minor collections (1 GiB, 2,600 written pages of 64-byte
+   objects) found and rescanned their written pages in 7.7 ms against 8.6
+   by the median (session 20: the three ways alternating collection by
+   collection in 6 runs; the branchless one-word loop alone: 8.6). */
+static inline uint64_t words_in_table(const uintptr_t *words, size_t count, uint64_t bounds) {
+  uintptr_t first_slot = (uint32_t)bounds, slots = bounds >> 32;
+  uint64_t in_table = 0;
+  for (size_t k = 0; k < count; k++)
+    in_table |= (uint64_t)((words[k] >> REGION_SHIFT) - first_slot < slots) << k;
+  return in_table;
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define WIDE_TARGET __attribute__((target("avx2")))
+/* A word's slot minus the first used one, as a signed number (slots fit 36
+   bits, the first one 32), is in [0, slots). */
+WIDE_TARGET static inline uint64_t words_in_table_wide(const uintptr_t *words, size_t count,
+                                                        uint64_t bounds) {
+  __m256i first_slot = _mm256_set1_epi64x((long long)(uint32_t)bounds);
+  __m256i slots = _mm256_set1_epi64x((long long)(bounds >> 32));
+  __m256i minus_one = _mm256_set1_epi64x(-1);
+  uint64_t in_table = 0;
+  size_t k = 0;
+  for (; k + 4 <= count; k += 4) {
+    __m256i w = _mm256_loadu_si256((const __m256i *)(words + k));
+    __m256i slot = _mm256_sub_epi64(_mm256_srli_epi64(w, REGION_SHIFT), first_slot);
+    __m256i in = _mm256_and_si256(_mm256_cmpgt_epi64(slot, minus_one),
+                                  _mm256_cmpgt_epi64(slots, slot));
+    in_table |= (uint64_t)(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(in)) << k;
+  }
+  return in_table | (k < count ? words_in_table(words + k, count - k, bounds) << k : 0);
+}
+static bool cpu_has_wide(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2");
+}
+#else
+#define WIDE_TARGET
+static inline uint64_t words_in_table_wide(const uintptr_t *words, size_t count, uint64_t bounds) {
+  return words_in_table(words, count, bounds);
+}
+static bool cpu_has_wide(void) { return false; }
+#endif
+static bool rescan_wide;   /* AVX2 at hand, and BIBOP_SIMD is not 0 */
+
+static void choose_rescan_filter(void) {
+  long v;
+  rescan_wide = cpu_has_wide() && !(os_env_long("BIBOP_SIMD", &v) && v == 0);
+}
+
+/* Fill words[] from the candidates of block b (see above); their count. */
+static ALWAYS_INLINE size_t filter_candidates(struct block *b, const uint64_t candidates[MARK_WORDS],
+                                              struct rescan_word *words, const bool wide) {
+  size_t n = 0, per_object = b->obj_bytes / sizeof(uintptr_t);
+  char *base = block_addr(b);
+  uint64_t bounds = __atomic_load_n(&pt_bounds, __ATOMIC_RELAXED);   /* fixed: the world is stopped */
+  for (unsigned w = 0; w < MARK_WORDS; w++)
+    for (uint64_t bits = candidates[w]; bits; bits &= bits - 1) {
+      unsigned i = w * 64 + (unsigned)__builtin_ctzll(bits);
+      const uintptr_t *p = (const uintptr_t *)(base + (size_t)i * b->obj_bytes);
+      for (size_t at = 0; at < per_object; at += 64) {
+        size_t count = per_object - at < 64 ? per_object - at : 64;
+        uint64_t in = wide ? words_in_table_wide(p + at, count, bounds)
+                           : words_in_table(p + at, count, bounds);
+        for (; in; in &= in - 1) {
+          uintptr_t v = p[at + (size_t)__builtin_ctzll(in)];
+          struct block *t = pt_block_in_table(v);
+          if (!t || pt_is_static_desc(t) || !pt_may_hold_young(t)) continue;
+          __builtin_prefetch(t);
+          words[n++] = (struct rescan_word){ t, v, i };
+        }
+      }
+    }
+  return n;
+}
+
+static size_t filter_candidates_narrow(struct block *b, const uint64_t candidates[MARK_WORDS],
+                                       struct rescan_word *words) {
+  return filter_candidates(b, candidates, words, false);
+}
+
+WIDE_TARGET static size_t filter_candidates_wide(struct block *b,
+                                                 const uint64_t candidates[MARK_WORDS],
+                                                 struct rescan_word *words) {
+  return filter_candidates(b, candidates, words, true);
+}
+
 bool mark_rescan_filtered(struct block *b, const uint64_t candidates[MARK_WORDS],
                           uint64_t found[MARK_WORDS]) {
   for (unsigned w = 0; w < MARK_WORDS; w++) found[w] = 0;
   if (!(b->kind_flags & BLOCK_KIND_LENGTH_DESCR)) return false;
   if (b->kind_flags & BLOCK_KIND_POINTER_FREE) return true;
   struct rescan_word *words = rescan_words;
-  size_t n = 0, per_object = b->obj_bytes / sizeof(uintptr_t);
   char *base = block_addr(b);
-  for (unsigned w = 0; w < MARK_WORDS; w++) {
-    uint64_t bits = candidates[w];
-    while (bits) {
-      unsigned i = w * 64 + (unsigned)__builtin_ctzll(bits);
-      bits &= bits - 1;
-      const uintptr_t *p = (const uintptr_t *)(base + (size_t)i * b->obj_bytes);
-      for (size_t k = 0; k < per_object; k++) {
-        struct block *t = pt_block_of(p[k]);
-        if (!t || pt_is_static_desc(t) || !pt_may_hold_young(t)) continue;
-        __builtin_prefetch(t);
-        words[n++] = (struct rescan_word){ t, p[k], i };
-      }
-    }
-  }
+  size_t n = rescan_wide ? filter_candidates_wide(b, candidates, words)
+                         : filter_candidates_narrow(b, candidates, words);
   for (size_t k = 0; k < n; k++) {
     unsigned i = words[k].obj;
     if (!((found[i >> 6] >> (i & 63)) & 1) && may_reach_unmarked(words[k].t, words[k].w))
