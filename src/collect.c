@@ -258,7 +258,7 @@ static __attribute__((noinline)) void collect_phases(const char *reason) {
   run_hooks(HOOK_MARK_MORE);
   finalize_after_mark();
   run_hooks(HOOK_AFTER_FINALIZE);
-  gen_choose_promotion();
+  gen_choose_promotion(minor);
   alloc_after_mark();
   gen_protect_old_written(minor);
   run_hooks(HOOK_DEAD_KNOWN);

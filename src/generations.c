@@ -652,12 +652,26 @@ static bool survived_mostly(size_t young, size_t surviving) {
   return surviving >= young / 100 * PROMOTE_SURVIVAL_PERCENT;
 }
 
-void gen_choose_promotion(void) {
+/* The bytes of the young large objects this collection marked (those
+   allocated since the last one: alloc_large_since_gc). */
+static size_t young_large_marked(void) {
+  size_t bytes = 0;
+  struct block *h = gc.large;
+  for (size_t n = alloc_large_since_gc(); n && h; n--, h = h->next)
+    if (h->u.large.marked) bytes += h->u.large.bytes;
+  return bytes;
+}
+
+void gen_choose_promotion(bool minor) {
   gc.promote_survivors = false;
   if (!gc.generational) return;
   collection_cpu_ns = os_process_cpu_ns() - cpu_at_begin;   /* marking is over */
   size_t young[2], surviving[2];
-  alloc_young_survival(young, surviving);
+  /* What a minor collection marked is young (or a free slot): counted,
+     not walked, when no slot is of age 1 (alloc.c). */
+  size_t marked = minor ? mark_marked_bytes() : 0, large = minor ? young_large_marked() : 0;
+  if (!minor || !alloc_young_survival_counted(young, surviving, marked > large ? marked - large : 0))
+    alloc_young_survival(young, surviving);
   if (young[1] >= PROMOTE_MIN_BYTES) {
     age1_survive = survived_mostly(young[1], surviving[1]);
     age1_survival_pct = (unsigned)(surviving[1] / (young[1] / 100));

@@ -926,7 +926,7 @@ BIBOP_INTERNAL bool gc_expand_heap(size_t bytes);
 BIBOP_INTERNAL bool gen_begin(const char *reason);
 BIBOP_INTERNAL void gen_mark_written(bool minor);
 BIBOP_INTERNAL void gen_protect_old_written(bool minor);
-BIBOP_INTERNAL void gen_choose_promotion(void);   /* after marking, before alloc_after_mark */
+BIBOP_INTERNAL void gen_choose_promotion(bool minor);   /* after marking, before alloc_after_mark */
 BIBOP_INTERNAL void gen_end(bool minor, uint64_t pause_ns);
 /* Pacing in generational mode (generations.c, "the heap budget after minor
    collections"): the live bytes to size the heap from, and whether to run a
@@ -993,6 +993,8 @@ BIBOP_INTERNAL void alloc_forget_block(struct block *b);
    must be major. */
 BIBOP_INTERNAL size_t alloc_young_count(void);
 BIBOP_INTERNAL void alloc_young_survival(size_t young_bytes[2], size_t surviving_bytes[2]);   /* [age] */
+BIBOP_INTERNAL bool alloc_young_survival_counted(size_t young_bytes[2], size_t surviving_bytes[2],
+                                                 size_t marked_small);
 BIBOP_INTERNAL struct block *alloc_young_block(size_t i);
 BIBOP_INTERNAL bool alloc_young_mask(const struct block *b, uint64_t young[MARK_WORDS]);
 BIBOP_INTERNAL bool alloc_has_young(const struct block *b);   /* on the young list */
@@ -1073,6 +1075,7 @@ BIBOP_INTERNAL void mark_root_cells(void *const *lo, void *const *hi, uintptr_t 
 BIBOP_INTERNAL void mark_push_range(const void *lo, const void *hi); /* for GC_push_all */
 BIBOP_INTERNAL void mark_drain(void);
 BIBOP_INTERNAL void mark_finish(void);              /* all markers done, overflow recovered */
+BIBOP_INTERNAL size_t mark_marked_bytes(void);      /* this collection's, finalization's included */
 BIBOP_INTERNAL void mark_fold_prepare(int other_markers);  /* a parallel phase starts */
 BIBOP_INTERNAL void mark_fold_share(void);          /* a marker's part of the fold: see mark.c */
 BIBOP_INTERNAL void mark_uncollectable_roots(void);

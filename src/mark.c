@@ -1308,6 +1308,15 @@ void mark_stats_add(struct mark_stats *sum, struct mark_stats *one) {
 
 /* The phase's statistics: every marker's counters summed (markers_add_stats
    resets the helpers'; the main marker's are reset at the next start). */
+/* The collecting thread's marked bytes when mark_finish summed the
+   statistics: finalization marks more on its marker after that. */
+static uint64_t main_marked_bytes_at_finish;
+
+size_t mark_marked_bytes(void) {
+  return (size_t)(gc.mark_stats.marked_bytes + main_marker.stats.marked_bytes -
+                  main_marked_bytes_at_finish);
+}
+
 void mark_finish(void) {
   markers_finish_phase(&main_marker);
   markers_count_phase();   /* the fold of the others' bits is done: markers_finish_phase */
@@ -1316,6 +1325,7 @@ void mark_finish(void) {
   struct mark_stats *s = &gc.mark_stats;
   memset(s, 0, sizeof *s);
   mark_stats_add(s, &main_marker.stats);
+  main_marked_bytes_at_finish = main_marker.stats.marked_bytes;
   markers_add_stats(s);
   s->marked_objects = gc.marked_objects;
   s->cand_not_ours = s->candidates - s->cand_free - s->cand_static - s->cand_object;
