@@ -127,6 +127,7 @@ static size_t full_bytes[2];   /* in blocks behind cls->full: pointerful, pointe
 static void sweep_setup(bool minor, size_t *live_ptr, size_t *live_atomic) {
   if (!minor) full_bytes[0] = full_bytes[1] = 0;
   size_t live[2] = { 0, 0 };
+  struct release_run released = { 0 };
   for (unsigned k = 0; k < gc.n_kinds; k++) {
     const struct kind *kind = &gc.kinds[k];
     for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) {
@@ -143,7 +144,7 @@ static void sweep_setup(bool minor, size_t *live_ptr, size_t *live_atomic) {
         if (in_use == 0) {
           *link = b->next;
           alloc_forget_block(b);
-          heap_release_small_block(b);
+          heap_release_small_block(&released, b);
           continue;
         }
         if (in_use == b->nobjs && !alloc_has_young(b)) {   /* behind cls->full, in order */
@@ -162,6 +163,7 @@ static void sweep_setup(bool minor, size_t *live_ptr, size_t *live_atomic) {
       cls->sweep = cls->blocks;
     }
   }
+  heap_release_flush(&released);
   size_t ptr = live[0] + full_bytes[0], atomic = live[1] + full_bytes[1];
   struct block *h = gc.large;
   while (h) {

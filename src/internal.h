@@ -539,7 +539,11 @@ BIBOP_INTERNAL void heap_free_blocks(struct block *first, size_t nblocks);
 BIBOP_INTERNAL void heap_set_large_tails(struct block *head, size_t nblocks);
 BIBOP_INTERNAL void heap_free_large(struct block *head);   /* its blocks, and slots lent */
 BIBOP_INTERNAL struct block *heap_new_small_block(int kind, unsigned granules);
-BIBOP_INTERNAL void heap_release_small_block(struct block *b);
+/* Small blocks a sweep gives back, freed a run of neighbours at a time
+   (heap.c): add each, then flush. */
+struct release_run { struct block *lo; size_t n; };
+BIBOP_INTERNAL void heap_release_small_block(struct release_run *r, struct block *b);
+BIBOP_INTERNAL void heap_release_flush(struct release_run *r);
 BIBOP_INTERNAL size_t heap_blocks_in_use(void);
 BIBOP_INTERNAL size_t heap_free_bytes(void);   /* committed, in no block in use */
 BIBOP_INTERNAL void heap_discard_idle_runs(unsigned long gc_no, unsigned long age);

@@ -306,9 +306,47 @@ static void check_small_blocks(void) {
     struct size_class_list *cls = &gc.classes[KIND_NORMAL][g];
     REQUIRE(cls->blocks == b, "new block is not at the head of its class list");
     cls->blocks = b->next;
-    heap_release_small_block(b);
+    struct release_run r = { 0 };
+    heap_release_small_block(&r, b);
+    heap_release_flush(&r);
     EXPECT(b->state == BLOCK_FREE || b->state == BLOCK_UNUSED,
            "released small block reads state %u", b->state);
+    EXPECT_EQ(heap_blocks_in_use(), in_use);
+  }
+}
+
+/* A sweep gives back many empty blocks through one release_run, which
+   frees neighbours as one run: blocks taken off their class list in list
+   order (the last made first), then in a random order; each time every
+   block reads free and the heap's runs end as they began (the snapshots
+   in main). */
+static void check_small_blocks_released_together(unit_rng_t *rng) {
+  enum { N = 300 };
+  static struct block *blocks[N];
+  for (int round = 0; round < 2; round++) {
+    size_t in_use = heap_blocks_in_use();
+    struct size_class_list *cls = &gc.classes[KIND_NORMAL][4];
+    for (int i = 0; i < N; i++) {
+      struct block *b = heap_new_small_block(KIND_NORMAL, 4);
+      REQUIRE(b != NULL, "heap_new_small_block failed");
+    }
+    for (int i = 0; i < N; i++) {   /* off the list, head first */
+      blocks[i] = cls->blocks;
+      cls->blocks = cls->blocks->next;
+    }
+    if (round == 1)
+      for (int i = N - 1; i > 0; i--) {
+        size_t j = unit_below(rng, (uint64_t)i + 1);
+        struct block *t = blocks[i];
+        blocks[i] = blocks[j];
+        blocks[j] = t;
+      }
+    struct release_run r = { 0 };
+    for (int i = 0; i < N; i++) heap_release_small_block(&r, blocks[i]);
+    heap_release_flush(&r);
+    for (int i = 0; i < N; i++)
+      EXPECT(blocks[i]->state == BLOCK_FREE || blocks[i]->state == BLOCK_UNUSED,
+             "block %d of %d released together reads state %u", i, N, blocks[i]->state);
     EXPECT_EQ(heap_blocks_in_use(), in_use);
   }
 }
@@ -346,6 +384,8 @@ int main(void) {
   give_back(&whole, 0, BLOCKS_PER_CHUNK);
 
   check_small_blocks();
+  check_small_blocks_released_together(&rng);
+  NOTE("small blocks released together checked");
   struct snapshot end = take_snapshot("at the end");
   compare_snapshots(before, end);
   EXPECT_EQ(heap_blocks_in_use(), in_use);
