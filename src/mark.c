@@ -689,29 +689,31 @@ static ALWAYS_INLINE struct mark_entry *follow_chain(struct marker *m, struct ma
   }
 }
 
-/* The copies of the mark loop that small heaps never run (prefetching and
-   chain following start at a 16 MiB heap; the page-hash variants are a test
-   mode) sit together in a section of their own, after this file's other
-   code: a program with a small heap then keeps more of them out of its
-   resident set (the kernel maps a library's text 64 KiB around each page
-   fault; these copies are 160 of the library's 316 KiB of text). Session
-   15, guile-weak: 188 KiB of the text resident against 220 mixed in. */
-#define SELDOM_RUN_COPY __attribute__((section(".text.bibop_seldom_run")))
+/* The copies of the mark loop for the page-hash test mode (BIBOP_PAGEHASH,
+   pagehash.c) sit together in a section of their own: no program runs them
+   otherwise, and the kernel maps a library's text 64 KiB around each page
+   fault, so copies mixed in with those that run stay resident for nothing.
+   Until session 21 every copy but two shared a section "seldom run", kept
+   apart for small heaps; since prefetching and helpers are tried on small
+   heaps too (trial.c), guile-weak ran four of those copies, and all of the
+   library's text was resident (101 pages at its end; 85 with only the
+   page-hash copies apart). */
+#define PAGE_HASH_COPY __attribute__((section(".text.bibop_page_hash_mode")))
 
 typedef struct mark_entry *chain_follower(struct marker *, struct mark_entry *, struct drain *);
-static __attribute__((noinline)) SELDOM_RUN_COPY struct mark_entry *
+static __attribute__((noinline)) struct mark_entry *
 follow_chain_0(struct marker *m, struct mark_entry *top, struct drain *d) {
   return follow_chain(m, top, d, 0);
 }
-static __attribute__((noinline)) SELDOM_RUN_COPY struct mark_entry *
+static __attribute__((noinline)) struct mark_entry *
 follow_chain_1(struct marker *m, struct mark_entry *top, struct drain *d) {
   return follow_chain(m, top, d, MODE_PARALLEL);
 }
-static __attribute__((noinline)) SELDOM_RUN_COPY struct mark_entry *
+static __attribute__((noinline)) PAGE_HASH_COPY struct mark_entry *
 follow_chain_4(struct marker *m, struct mark_entry *top, struct drain *d) {
   return follow_chain(m, top, d, MODE_HASH);
 }
-static __attribute__((noinline)) SELDOM_RUN_COPY struct mark_entry *
+static __attribute__((noinline)) PAGE_HASH_COPY struct mark_entry *
 follow_chain_5(struct marker *m, struct mark_entry *top, struct drain *d) {
   return follow_chain(m, top, d, MODE_HASH | MODE_PARALLEL);
 }
@@ -849,14 +851,14 @@ static void read_mark_settings(void) {
 
 static void run_0(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 0); }
 static void run_1(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 1); }
-static SELDOM_RUN_COPY void run_2(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 2); }
-static SELDOM_RUN_COPY void run_3(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 3); }
-static SELDOM_RUN_COPY void run_4(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 4); }
-static SELDOM_RUN_COPY void run_5(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 5); }
-static SELDOM_RUN_COPY void run_6(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 6); }
-static SELDOM_RUN_COPY void run_7(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 7); }
-static SELDOM_RUN_COPY void run_11(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 11); }
-static SELDOM_RUN_COPY void run_15(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 15); }
+static void run_2(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 2); }
+static void run_3(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 3); }
+static PAGE_HASH_COPY void run_4(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 4); }
+static PAGE_HASH_COPY void run_5(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 5); }
+static PAGE_HASH_COPY void run_6(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 6); }
+static PAGE_HASH_COPY void run_7(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 7); }
+static void run_11(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 11); }
+static PAGE_HASH_COPY void run_15(struct marker *m, char *lo, char *hi) { run(m, lo, hi, 15); }
 /* MODE_BYTE_PREFETCH only with MODE_PARALLEL and MODE_PREFETCH (marker_run). */
 static void (*const runners[MODE_COUNT])(struct marker *, char *, char *) = {
   run_0, run_1, run_2, run_3, run_4, run_5, run_6, run_7,
