@@ -111,6 +111,18 @@ void os_unmap(void *p, size_t bytes) {
 
 #define CGROUP_PATH_MAX 4096
 
+/* The decimal number at *s (after blanks), *s moved past it; false if there
+   is none. strtol, not sscanf: scanf's code is 64 KiB of libc's text that
+   most programs never run, mapped for this one call at start-up. */
+static bool next_long(const char **s, long *v) {
+  char *end;
+  long x = strtol(*s, &end, 10);
+  if (end == *s) return false;
+  *v = x;
+  *s = end;
+  return true;
+}
+
 /* The CPU quota, in whole CPUs rounded up, of cgroup directory dir and its
    ancestors up to the hierarchy's root (dir's first root_len characters);
    0 if none has one. cgroup v2 writes "quota period" (or "max period") in
@@ -121,15 +133,17 @@ static long cgroup_cpu_quota(char *dir, size_t root_len, bool v2) {
   for (;;) {
     char path[CGROUP_PATH_MAX + 32], text[64];
     long quota = 0, period = 0;
+    const char *at = text;
     if (v2) {
       snprintf(path, sizeof path, "%s/cpu.max", dir);
-      if (!read_text(path, text, sizeof text) || sscanf(text, "%ld %ld", &quota, &period) != 2)
+      if (!read_text(path, text, sizeof text) || !next_long(&at, &quota) || !next_long(&at, &period))
         quota = 0;
     } else {
       snprintf(path, sizeof path, "%s/cpu.cfs_quota_us", dir);
-      if (read_text(path, text, sizeof text) && sscanf(text, "%ld", &quota) == 1 && quota > 0) {
+      if (read_text(path, text, sizeof text) && next_long(&at, &quota) && quota > 0) {
         snprintf(path, sizeof path, "%s/cpu.cfs_period_us", dir);
-        if (!read_text(path, text, sizeof text) || sscanf(text, "%ld", &period) != 1) quota = 0;
+        at = text;
+        if (!read_text(path, text, sizeof text) || !next_long(&at, &period)) quota = 0;
       }
     }
     if (quota > 0 && period > 0) {
