@@ -146,6 +146,8 @@ check_bindings() {
 # HOME) under the given library with the loader tracing its bindings; stdout
 # to $WORK/LABEL.SIDE.out, stderr to .err, exit status to .rc.  Then check
 # the bindings.  CMD[0] must be the client (it is looked up in PATH).
+# CLIENT_ENV, if set, holds VAR=value words both runs get after the
+# cleaning below (a test's own GC_* setting, say).
 run_client() {
     local side=$1 label=$2 input=$3 bin rc=0
     shift 3
@@ -160,8 +162,10 @@ run_client() {
         case $v in GC_*) clean+=(-u "$v");; esac
     done
     rm -f "$WORK/ld/$side.$label".[0-9]*
+    local -a extra=()
+    [ -z "${CLIENT_ENV:-}" ] || read -r -a extra <<< "$CLIENT_ENV"
     ( cd "$WORK/$side" &&
-      exec env "${clean[@]}" "$libenv" HOME="$WORK/$side/home" LC_ALL=C.UTF-8 TZ=UTC TERM=dumb \
+      exec env "${clean[@]}" "$libenv" "${extra[@]}" HOME="$WORK/$side/home" LC_ALL=C.UTF-8 TZ=UTC TERM=dumb \
           LD_BIND_NOW=1 LD_DEBUG=bindings,libs LD_DEBUG_OUTPUT="$WORK/ld/$side.$label" \
           timeout -k 5 "$RUN_TIMEOUT" "$bin" "${@:2}" \
           < "$input" > "$WORK/$label.$side.out" 2> "$WORK/$label.$side.err" ) || rc=$?
