@@ -16,8 +16,9 @@
 # 384 MiB) unless GC_INITIAL_HEAP_SIZE is set, and then collects about
 # three times in the values run; both runs get GC_INITIAL_HEAP_SIZE=4M,
 # which bdwgc 8.2 and bibop both read, and stock libgc1 then collects 30
-# times. The state, log, configuration and store directories are
-# temporary; HOME is each run's own.
+# times (a CLIENT_ENV from the caller is kept: client_nix_stress). The
+# state, log, configuration and store directories are temporary; HOME is
+# each run's own.
 # Usage: nix.sh <bibop lib dir>
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -31,7 +32,7 @@ LIBEXPR=$(client_library "$NIX" '^libnixexpr\.so')
 note "libgc.so.1 is linked by $NIX and by $LIBEXPR ($(imported_gc_symbols "$LIBEXPR" | wc -l) GC_* imports)"
 
 mkdir -p "$WORK/nix/state" "$WORK/nix/log" "$WORK/nix/conf" "$WORK/nix/store"
-CLIENT_ENV="GC_INITIAL_HEAP_SIZE=4M NIX_STATE_DIR=$WORK/nix/state NIX_LOG_DIR=$WORK/nix/log"
+CLIENT_ENV="${CLIENT_ENV:-} GC_INITIAL_HEAP_SIZE=4M NIX_STATE_DIR=$WORK/nix/state NIX_LOG_DIR=$WORK/nix/log"
 CLIENT_ENV+=" NIX_CONF_DIR=$WORK/nix/conf NIX_STORE_DIR=$WORK/nix/store"
 for v in $(compgen -e); do
     case $v in NIX_PATH|NIX_REMOTE|NIX_SHOW_STATS*|NIX_COUNT_CALLS) unset "$v";; esac
