@@ -20,27 +20,13 @@
 # About 40-60 s per round on 2 CPUs. Needs only bash, awk and coreutils.
 set -u
 
-rounds=3
-build=./build
-if [[ $# -ge 1 && $1 =~ ^[0-9]+$ ]]; then rounds=$1; shift; fi
-if [[ $# -ge 1 ]]; then build=$1; shift; fi
-if [[ $# -ge 1 || $rounds -lt 1 ]]; then
-  echo "usage: $0 [ROUNDS>=1] [BUILD_DIR]" >&2
-  exit 2
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_args 3 "$@"
 tmo=${RUN_TIMEOUT:-300}
 fixpoint_args=${FIXPOINT_ARGS--t 100}
 churn_args=${CHURN_ARGS:-}
 scan_args=${SCAN_ARGS:-}
 bibop_libdir=${BOXROOT_BIBOP_LIBDIR:-}
-
-find_bin() {
-  local d
-  for d in "$build/bench" "$build"; do
-    if [[ -x $d/$1 ]]; then echo "$d/$1"; return 0; fi
-  done
-  return 1
-}
 
 progs=(fixpoint churn scan)
 runs=(fixpoint churn churn_lifo scan)   # churn_lifo: boxroot_churn -o lifo

@@ -14,33 +14,12 @@
 # Needs only bash, awk and coreutils.
 set -u
 
-rounds=5
-build=./build
-if [[ $# -ge 1 && $1 =~ ^[0-9]+$ ]]; then rounds=$1; shift; fi
-if [[ $# -ge 1 ]]; then build=$1; shift; fi
-if [[ $# -ge 1 || $rounds -lt 1 ]]; then
-  echo "usage: $0 [ROUNDS>=1] [BUILD_DIR]" >&2
-  exit 2
-fi
-
-find_bin() {
-  local d
-  for d in "$build/bench" "$build"; do
-    if [[ -x $d/$1 ]]; then echo "$d/$1"; return 0; fi
-  done
-  return 1
-}
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_args 5 "$@"
 
 variants=(bibop stock malloc)
 declare -A bin
-present=()
-for v in "${variants[@]}"; do
-  if b=$(find_bin "gcbench_$v"); then bin[$v]=$b; present+=("$v"); fi
-done
-if [[ ${#present[@]} -eq 0 ]]; then
-  echo "no gcbench_* binaries under $build (build them first)" >&2
-  exit 2
-fi
+find_variants gcbench "${variants[@]}"
 
 results=$(mktemp)
 errlog=$(mktemp)

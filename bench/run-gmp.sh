@@ -37,14 +37,8 @@
 # Needs only bash, awk and coreutils.
 set -u
 
-rounds=3
-build=./build
-if [[ $# -ge 1 && $1 =~ ^[0-9]+$ ]]; then rounds=$1; shift; fi
-if [[ $# -ge 1 ]]; then build=$1; shift; fi
-if [[ $# -ge 1 || $rounds -lt 1 ]]; then
-  echo "usage: $0 [ROUNDS>=1] [BUILD_DIR]" >&2
-  exit 2
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_args 3 "$@"
 listings=${GMP_LISTINGS:-2 3}
 tmo=${RUN_TIMEOUT:-600}
 dir=$build/examples/gmp

@@ -25,22 +25,13 @@
 # Needs only bash, awk and coreutils.
 set -u
 
-runs=7
-build=./build
-if [[ $# -ge 1 && $1 =~ ^[0-9]+$ ]]; then runs=$1; shift; fi
-if [[ $# -ge 1 ]]; then build=$1; shift; fi
-if [[ $# -ge 1 || $runs -lt 1 ]]; then
-  echo "usage: $0 [RUNS>=1] [BUILD_DIR]" >&2
-  exit 2
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_args 7 "$@"
+runs=$rounds
 heaps=${MARKBITS_HEAPS:-64 512 2048}
 timeout_s=${RUN_TIMEOUT:-300}
 
-bin=
-for d in "$build/bench" "$build"; do
-  if [[ -x $d/markbits ]]; then bin=$d/markbits; break; fi
-done
-if [[ -z $bin ]]; then
+if ! bin=$(find_bin markbits); then
   echo "no markbits binary under $build (build it first: cmake --build $build --target markbits)" >&2
   exit 2
 fi

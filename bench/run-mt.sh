@@ -29,25 +29,11 @@
 # Needs only bash, awk and coreutils.
 set -u
 
-rounds=5
-build=./build
-if [[ $# -ge 1 && $1 =~ ^[0-9]+$ ]]; then rounds=$1; shift; fi
-if [[ $# -ge 1 ]]; then build=$1; shift; fi
-if [[ $# -ge 1 || $rounds -lt 1 ]]; then
-  echo "usage: $0 [ROUNDS>=1] [BUILD_DIR]" >&2
-  exit 2
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_args 5 "$@"
 threads_list=${MT_THREADS:-2 4}
 markers_list=${PAUSE_MARKERS:-1 2}
 tmo=${RUN_TIMEOUT:-300}
-
-find_bin() {
-  local d
-  for d in "$build/bench" "$build"; do
-    if [[ -x $d/$1 ]]; then echo "$d/$1"; return 0; fi
-  done
-  return 1
-}
 
 declare -A bin
 mt_present=()

@@ -32,14 +32,8 @@
 # FAILED and the script exit 1. Needs bash, awk, coreutils.
 set -u
 
-rounds=5
-build=./build
-if [[ $# -ge 1 && $1 =~ ^[0-9]+$ ]]; then rounds=$1; shift; fi
-if [[ $# -ge 1 ]]; then build=$1; shift; fi
-if [[ $# -ge 1 || $rounds -lt 1 ]]; then
-  echo "usage: $0 [ROUNDS>=1] [BUILD_DIR]" >&2
-  exit 2
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_args 5 "$@"
 scale=${SVT1_SCALE:-1}
 clock=${SVT1_CLOCK:-cpu}
 if [[ $clock != cpu && $clock != wall ]]; then
@@ -47,14 +41,6 @@ if [[ $clock != cpu && $clock != wall ]]; then
   exit 2
 fi
 timeout_s=${RUN_TIMEOUT:-300}
-
-find_bin() {
-  local d
-  for d in "$build/bench" "$build"; do
-    if [[ -x $d/$1 ]]; then echo "$d/$1"; return 0; fi
-  done
-  return 1
-}
 
 bibop_bin=$(find_bin svector_table1_bibop) || {
   echo "svector_table1_bibop not found under $build (build it first)" >&2
