@@ -3,7 +3,8 @@
  * arena intervals), taken from mmap and never from malloc: the collector must
  * not call malloc while the world is stopped, and this memory is never
  * scanned as a root (invariant 7). Power-of-two size classes up to 64 KiB on
- * free lists; larger requests are mapped directly.
+ * free lists; larger requests are mapped directly. Freed blocks of 16 KiB
+ * and more keep no pages resident.
  */
 #include "internal.h"
 
@@ -12,6 +13,13 @@
 #define META_MIN_SHIFT 4
 #define META_MAX_SHIFT 16
 #define META_SLAB_BYTES ((size_t)1 << 20)
+/* A freed block of 16 KiB and more gives its pages back (meta_free): the
+   tables that grow by doubling (finalize.c's links, the mark stack) free
+   each smaller copy, whose size class no later request may need. Guile's
+   weak tables left ~230 KiB of them resident in guile-weak (its peak RSS
+   was 1.03 x stock's), where stock keeps the same tables in its heap. A
+   block taken again is zeroed by meta_alloc, page by page on first touch. */
+#define META_DISCARD_SHIFT 14
 
 static pthread_mutex_t meta_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *meta_free_lists[META_MAX_SHIFT + 1];   /* guarded by meta_lock */
@@ -59,6 +67,12 @@ void meta_free(void *p, size_t bytes) {
     return;
   }
   unsigned s = class_shift(bytes);
+  if (s >= META_DISCARD_SHIFT) {
+    /* The pages after the free-list link go back to the system. */
+    uintptr_t from = ((uintptr_t)p + sizeof(void *) + 4095) & ~(uintptr_t)4095;
+    uintptr_t to = ((uintptr_t)p + ((size_t)1 << s)) & ~(uintptr_t)4095;
+    if (to > from) os_discard((void *)from, to - from);
+  }
   pthread_mutex_lock(&meta_lock);
   *(void **)p = meta_free_lists[s];
   meta_free_lists[s] = p;
