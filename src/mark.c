@@ -360,6 +360,9 @@ static ALWAYS_INLINE struct block *lookup(uintptr_t w, unsigned mode, const stru
   return pt_block_in_table(w);
 }
 
+static struct mark_entry *mark_large(struct marker *m, struct mark_entry *top, uintptr_t w,
+                                     struct block *b, bool parallel);
+
 /* Mark the object w points into, b being the descriptor of w's page; push
    the object if it holds pointers. Counts how w was classified. */
 static ALWAYS_INLINE struct mark_entry *mark_resolved(struct marker *m, struct mark_entry *top,
@@ -386,7 +389,20 @@ static ALWAYS_INLINE struct mark_entry *mark_resolved(struct marker *m, struct m
                  (flags & BLOCK_KIND_LENGTH_DESCR) ? b->obj_bytes : descriptor_of(b->kind, b->obj_bytes));
     return top;
   }
-  if (state == BLOCK_LARGE || state == BLOCK_LARGE_TAIL) {
+  if (state == BLOCK_LARGE || state == BLOCK_LARGE_TAIL) return mark_large(m, top, w, b, parallel);
+  if (state == BLOCK_FREE) m->stats.cand_free++;
+  return top;                               /* UNUSED: counted as not ours */
+}
+
+/* mark_resolved's large objects: out of line, as each copy of the mark
+   loop inlines mark_resolved at every candidate site (~20 of them): 36 KiB
+   less text; GCBench's marking took 0.3% fewer instructions. */
+static __attribute__((noinline, cold)) struct mark_entry *mark_large(struct marker *m,
+                                                               struct mark_entry *top,
+                                                               uintptr_t w, struct block *b,
+                                                               bool parallel) {
+  {
+    unsigned state = b->state;
     struct block *h = state == BLOCK_LARGE ? b : b->head;
     if (h->state != BLOCK_LARGE) { m->stats.cand_free++; return top; }
     if (h->u.large.marked) { m->stats.cand_object++; return top; }
@@ -406,8 +422,6 @@ static ALWAYS_INLINE struct mark_entry *mark_resolved(struct marker *m, struct m
       top = push(m, top, start, descriptor_of(h->kind, h->u.large.bytes));
     return top;
   }
-  if (state == BLOCK_FREE) m->stats.cand_free++;
-  return top;                               /* UNUSED: counted as not ours */
 }
 
 /* The oldest FIFO entry leaves and is marked (its lines should be in cache). */
@@ -583,13 +597,51 @@ static struct mark_entry *scan_indirect(struct marker *m, struct mark_entry *top
    (30 more instructions per list cell). With two or three chains, a
    hungry marker is given one at the end of each window; one chain cannot
    be split. */
+/* The copies of the mark loop for the page-hash test mode (BIBOP_PAGEHASH,
+   pagehash.c) sit together in a section of their own: no program runs them
+   otherwise, and the kernel maps a library's text 64 KiB around each page
+   fault, so copies mixed in with those that run stay resident for nothing.
+   Until session 21 every copy but two shared a section "seldom run", kept
+   apart for small heaps; since prefetching and helpers are tried on small
+   heaps too (trial.c), guile-weak ran four of those copies, and all of the
+   library's text was resident (101 pages at its end; 85 with only the
+   page-hash copies apart). The section's name does not begin with ".text",
+   so the linker places it after all of .text, at the end of the code
+   segment, rather than among the copies that run ("text.*" sections
+   follow their object file; ".text.unlikely.*" would go first, in the
+   window the PLT keeps resident). Session 22, with the out-of-line paths
+   below (text 402 -> 318 KiB): 57 of the segment's 71 pages resident in
+   guile-weak, against 66 of 82. */
+#define PAGE_HASH_COPY __attribute__((section("bibop_page_hash_mode_text")))
+
+/* Anything but a short range, met while following chains: out of line,
+   so that each copy of follow_chain (seven steps inlined) does not carry
+   seven copies of scan_entry: they made each 20-25 KiB of text (now 7-9),
+   a fifth of the library's. Cold: the call is rare, and so marked the
+   chain loop keeps its registers (callgrind, bench/lists.c with two
+   lists: follow_chain_0 335.8 M instructions before, 344.0 M out of line,
+   340.1 M cold). */
+static __attribute__((noinline, cold)) struct mark_entry *
+chain_scan_entry(struct marker *m, struct mark_entry *top, struct mark_entry e, unsigned mode,
+                 struct drain *d) {
+  if (mode & MODE_PARALLEL) return scan_entry(m, top, e.start, e.descr, MODE_PARALLEL, d);
+  return scan_entry(m, top, e.start, e.descr, 0, d);
+}
+static __attribute__((noinline, cold)) PAGE_HASH_COPY struct mark_entry *
+chain_scan_entry_hash(struct marker *m, struct mark_entry *top, struct mark_entry e,
+                      unsigned mode, struct drain *d) {
+  if (mode & MODE_PARALLEL) return scan_entry(m, top, e.start, e.descr, MODE_HASH | MODE_PARALLEL, d);
+  return scan_entry(m, top, e.start, e.descr, MODE_HASH, d);
+}
+
 /* One object of a chain: a short range (the usual list cell) scanned
    without scan_entry's checks for long ranges. */
 static ALWAYS_INLINE struct mark_entry *chain_step(struct marker *m, struct mark_entry *top,
                                                    struct mark_entry e, const unsigned mode,
                                                    struct drain *d) {
   if (UNLIKELY((e.descr & GC_DS_TAGS) != GC_DS_LENGTH || e.descr > SCAN_CHUNK_BYTES))
-    return scan_entry(m, top, e.start, e.descr, mode, d);
+    return (mode & MODE_HASH) ? chain_scan_entry_hash(m, top, e, mode, d)
+                              : chain_scan_entry(m, top, e, mode, d);
   const uintptr_t *p = (const uintptr_t *)e.start;
   const uintptr_t *end = p + e.descr / sizeof(uintptr_t);
   m->stats.candidates += e.descr / sizeof(uintptr_t);
@@ -689,16 +741,6 @@ static ALWAYS_INLINE struct mark_entry *follow_chain(struct marker *m, struct ma
   }
 }
 
-/* The copies of the mark loop for the page-hash test mode (BIBOP_PAGEHASH,
-   pagehash.c) sit together in a section of their own: no program runs them
-   otherwise, and the kernel maps a library's text 64 KiB around each page
-   fault, so copies mixed in with those that run stay resident for nothing.
-   Until session 21 every copy but two shared a section "seldom run", kept
-   apart for small heaps; since prefetching and helpers are tried on small
-   heaps too (trial.c), guile-weak ran four of those copies, and all of the
-   library's text was resident (101 pages at its end; 85 with only the
-   page-hash copies apart). */
-#define PAGE_HASH_COPY __attribute__((section(".text.bibop_page_hash_mode")))
 
 typedef struct mark_entry *chain_follower(struct marker *, struct mark_entry *, struct drain *);
 static __attribute__((noinline)) struct mark_entry *
