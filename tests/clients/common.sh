@@ -228,6 +228,7 @@ compare_files() {
 # client_library BIN SONAME_PATTERN: the path the loader uses for the
 # library (matching the awk regex) that BIN needs, with and without
 # LD_LIBRARY_PATH=$BIBOP_DIR (it must be the same: only libgc.so.1 changes).
+# Notes (on stderr: the path is the output) how many GC_* symbols it imports.
 client_library() {
     local bin=$1 pat=$2 with without
     without=$(env -u LD_PRELOAD -u LD_LIBRARY_PATH LD_TRACE_LOADED_OBJECTS=1 "$bin" 2>&1 |
@@ -242,7 +243,10 @@ client_library() {
     # pipeline under pipefail.
     readelf -d "$without" | grep 'NEEDED.*\[libgc\.so\.1\]' >/dev/null ||
         fail "$without does not link libgc.so.1 (DT_NEEDED): wrong object for the binding check"
-    [ -n "$(imported_gc_symbols "$without")" ] || fail "$without imports no GC_* symbol"
+    local imports
+    imports=$(imported_gc_symbols "$without" | wc -l)
+    [ "$imports" -gt 0 ] || fail "$without imports no GC_* symbol"
+    note "libgc.so.1 is linked by $without ($imports GC_* imports)" >&2
     echo "$without"
 }
 

@@ -23,7 +23,6 @@ ECL=$(command -v ecl)
 check_resolution "$ECL"
 
 LIBECL=$(client_library "$ECL" '^libecl\.so')
-note "libgc.so.1 is linked by $LIBECL ($(imported_gc_symbols "$LIBECL" | wc -l) GC_* imports)"
 
 for v in $(compgen -e); do
     case $v in ECL*) unset "$v";; esac

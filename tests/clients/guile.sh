@@ -35,7 +35,6 @@ GUILE=$(command -v "$GUILE_NAME")
 check_resolution "$GUILE"
 
 LIBGUILE=$(client_library "$GUILE" "^lib${GUILE_NAME//./\\.}\\.so")
-note "libgc.so.1 is linked by $LIBGUILE ($(imported_gc_symbols "$LIBGUILE" | wc -l) GC_* imports)"
 
 # The same clean Guile environment for both runs: no compiled-file cache,
 # no caller's load paths, caches in the (temporary) work directory.

@@ -30,7 +30,6 @@ gcc -O2 -o "$PROGRAM" "$here/homfly-braids.c" -lhomfly -lgc 2> "$WORK/gcc.err" |
 }
 check_resolution "$PROGRAM"
 LIBHOMFLY=$(client_library "$PROGRAM" '^libhomfly\.so')
-note "libgc.so.1 is linked by $LIBHOMFLY ($(imported_gc_symbols "$LIBHOMFLY" | wc -l) GC_* imports: $(echo $(imported_gc_symbols "$LIBHOMFLY")))"
 
 compare_with_library braids 40000 "$LIBHOMFLY" "$PROGRAM"
 [ "$(cat "$WORK/braids.stock.rc")" = 0 ] ||

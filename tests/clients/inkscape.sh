@@ -24,7 +24,6 @@ client_setup inkscape "${1:-}" inkscape
 INKSCAPE=$(command -v inkscape)
 check_resolution "$INKSCAPE"
 LIBINK=$(client_library "$INKSCAPE" '^libinkscape_base\.so')
-note "libgc.so.1 is linked by $LIBINK ($(imported_gc_symbols "$LIBINK" | wc -l) GC_* imports)"
 
 for side in stock bibop; do
     awk 'BEGIN {

@@ -22,7 +22,6 @@ client_setup lilypond "${1:-}" lilypond
 LILYPOND=$(command -v lilypond)
 check_resolution "$LILYPOND"
 LIBGUILE=$(client_library "$LILYPOND" '^libguile-2\.2\.so')
-note "libgc.so.1 is also linked by $LIBGUILE ($(imported_gc_symbols "$LIBGUILE" | wc -l) GC_* imports)"
 
 for side in stock bibop; do
     cp "$here/lilypond-score.ly" "$WORK/$side/score.ly"

@@ -23,7 +23,6 @@ client_setup mailutils "${1:-}"
 [ -x "$INC" ] || fail "$INC is missing (apt-get install -y --no-install-recommends mailutils-mh)"
 check_resolution "$INC"
 LIBGUILE=$(client_library "$INC" '^libguile-3\.0\.so')
-note "libgc.so.1 is linked by $LIBGUILE ($(imported_gc_symbols "$LIBGUILE" | wc -l) GC_* imports)"
 
 # mbox: 200 messages from 17 senders, 20 body lines each.  Each side gets
 # its own copy, an MH profile and the filter in its cwd.

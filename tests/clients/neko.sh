@@ -24,7 +24,6 @@ NEKO=$(command -v neko)
 check_resolution "$NEKO"
 
 LIBNEKO=$(client_library "$NEKO" '^libneko\.so')
-note "libgc.so.1 is linked by $LIBNEKO ($(imported_gc_symbols "$LIBNEKO" | wc -l) GC_* imports)"
 
 # The programs, compiled once with the installed nekoc on stock libgc1.
 mkdir -p "$WORK/programs"

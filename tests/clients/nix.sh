@@ -29,7 +29,6 @@ NIX=$(command -v nix-instantiate)
 check_resolution "$NIX"
 
 LIBEXPR=$(client_library "$NIX" '^libnixexpr\.so')
-note "libgc.so.1 is linked by $NIX and by $LIBEXPR ($(imported_gc_symbols "$LIBEXPR" | wc -l) GC_* imports)"
 
 mkdir -p "$WORK/nix/state" "$WORK/nix/log" "$WORK/nix/conf" "$WORK/nix/store"
 CLIENT_ENV="${CLIENT_ENV:-} GC_INITIAL_HEAP_SIZE=4M NIX_STATE_DIR=$WORK/nix/state NIX_LOG_DIR=$WORK/nix/log"

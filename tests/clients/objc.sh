@@ -35,7 +35,6 @@ gcc -x objective-c -O2 -o "$PROGRAM" "$here/objc-gc-workload.m" -lobjc_gc -lgc 2
 }
 check_resolution "$PROGRAM"
 LIBOBJC=$(client_library "$PROGRAM" '^libobjc_gc\.so')
-note "libgc.so.1 is linked by $LIBOBJC ($(imported_gc_symbols "$LIBOBJC" | wc -l) GC_* imports: $(echo $(imported_gc_symbols "$LIBOBJC")))"
 # The program must use the collected runtime only: the plain libobjc.so.4
 # would allocate its objects with malloc and test nothing.
 if env -u LD_PRELOAD -u LD_LIBRARY_PATH LD_TRACE_LOADED_OBJECTS=1 "$PROGRAM" 2>&1 | grep -q '^[[:space:]]*libobjc\.so'; then

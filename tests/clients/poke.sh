@@ -17,7 +17,6 @@ client_setup poke "${1:-}" poke perl
 POKE=$(command -v poke)
 check_resolution "$POKE"
 LIBPOKE=$(client_library "$POKE" '^libpoke\.so')
-note "libgc.so.1 is linked by $LIBPOKE ($(imported_gc_symbols "$LIBPOKE" | wc -l) GC_* imports)"
 
 # data.bin in each side's cwd: 20,000 records of (int32 a, int32 b,
 # uint16 c), little-endian, a = 7i mod 1000, b = i, c = i.

@@ -75,7 +75,8 @@ OPTIONAL_CLIENTS="/usr/bin/guile-3.0 /usr/lib/x86_64-linux-gnu/libguile-3.0.so.1
 /usr/lib/x86_64-linux-gnu/libguile-2.2.so.1 /usr/lib/stalin/stalin
 /usr/bin/M2-binary /usr/bin/lilypond /usr/bin/parser3 /usr/bin/g2c /usr/bin/fauhdlc
 /usr/lib/x86_64-linux-gnu/inkscape/libinkscape_base.so
-/usr/lib/x86_64-linux-gnu/libobjc_gc.so.4 /usr/lib/x86_64-linux-gnu/libhomfly.so.0"
+/usr/lib/x86_64-linux-gnu/libobjc_gc.so.4 /usr/lib/x86_64-linux-gnu/libhomfly.so.0
+/usr/bin/autogen"
 
 # defined_syms LIB > FILE: "name type" for every defined dynamic symbol,
 # from nm -D --defined-only (T/W/i functions, D/B/R/V/G/S data, ...).
