@@ -360,8 +360,33 @@ static ALWAYS_INLINE struct block *lookup(uintptr_t w, unsigned mode, const stru
   return pt_block_in_table(w);
 }
 
-static struct mark_entry *mark_large(struct marker *m, struct mark_entry *top, uintptr_t w,
-                                     struct block *b, bool parallel);
+/* mark_resolved's large objects: out of line, as each copy of the mark
+   loop inlines mark_resolved at every candidate site (~20 of them): 36 KiB
+   less text; GCBench's marking took 0.3% fewer instructions. */
+static __attribute__((noinline, cold)) struct mark_entry *mark_large(struct marker *m,
+                                                               struct mark_entry *top,
+                                                               uintptr_t w, struct block *b,
+                                                               bool parallel) {
+  unsigned state = b->state;
+  struct block *h = state == BLOCK_LARGE ? b : b->head;
+  if (h->state != BLOCK_LARGE) { m->stats.cand_free++; return top; }
+  if (h->u.large.marked) { m->stats.cand_object++; return top; }
+  char *start = block_addr(h);
+  size_t displacement = w - (uintptr_t)start;
+  if (displacement && !GC_all_interior_pointers && !m->any_interior &&
+      !gc.kinds[h->kind].any_interior &&
+      (displacement >= BLOCK_BYTES || !gc.valid_offsets[displacement])) {
+    m->stats.cand_free++;
+    return top;
+  }
+  m->stats.cand_object++;
+  if (!set_mark_bit(&h->u.large.marked, 1, parallel)) return top;
+  m->marked++;
+  m->stats.marked_bytes += h->u.large.bytes;
+  if (!gc.kinds[h->kind].pointer_free)
+    top = push(m, top, start, descriptor_of(h->kind, h->u.large.bytes));
+  return top;
+}
 
 /* Mark the object w points into, b being the descriptor of w's page; push
    the object if it holds pointers. Counts how w was classified. */
@@ -392,36 +417,6 @@ static ALWAYS_INLINE struct mark_entry *mark_resolved(struct marker *m, struct m
   if (state == BLOCK_LARGE || state == BLOCK_LARGE_TAIL) return mark_large(m, top, w, b, parallel);
   if (state == BLOCK_FREE) m->stats.cand_free++;
   return top;                               /* UNUSED: counted as not ours */
-}
-
-/* mark_resolved's large objects: out of line, as each copy of the mark
-   loop inlines mark_resolved at every candidate site (~20 of them): 36 KiB
-   less text; GCBench's marking took 0.3% fewer instructions. */
-static __attribute__((noinline, cold)) struct mark_entry *mark_large(struct marker *m,
-                                                               struct mark_entry *top,
-                                                               uintptr_t w, struct block *b,
-                                                               bool parallel) {
-  {
-    unsigned state = b->state;
-    struct block *h = state == BLOCK_LARGE ? b : b->head;
-    if (h->state != BLOCK_LARGE) { m->stats.cand_free++; return top; }
-    if (h->u.large.marked) { m->stats.cand_object++; return top; }
-    char *start = block_addr(h);
-    size_t displacement = w - (uintptr_t)start;
-    if (displacement && !GC_all_interior_pointers && !m->any_interior &&
-        !gc.kinds[h->kind].any_interior &&
-        (displacement >= BLOCK_BYTES || !gc.valid_offsets[displacement])) {
-      m->stats.cand_free++;
-      return top;
-    }
-    m->stats.cand_object++;
-    if (!set_mark_bit(&h->u.large.marked, 1, parallel)) return top;
-    m->marked++;
-    m->stats.marked_bytes += h->u.large.bytes;
-    if (!gc.kinds[h->kind].pointer_free)
-      top = push(m, top, start, descriptor_of(h->kind, h->u.large.bytes));
-    return top;
-  }
 }
 
 /* The oldest FIFO entry leaves and is marked (its lines should be in cache). */
@@ -561,6 +556,23 @@ static struct mark_entry *scan_indirect(struct marker *m, struct mark_entry *top
   return scan_entry(m, top, start, real, mode, &d);
 }
 
+/* The copies of the mark loop for the page-hash test mode (BIBOP_PAGEHASH,
+   pagehash.c) sit together in a section of their own: no program runs them
+   otherwise, and the kernel maps a library's text 64 KiB around each page
+   fault, so copies mixed in with those that run stay resident for nothing.
+   Until session 21 every copy but two shared a section "seldom run", kept
+   apart for small heaps; since prefetching and helpers are tried on small
+   heaps too (trial.c), guile-weak ran four of those copies, and all of the
+   library's text was resident (101 pages at its end; 85 with only the
+   page-hash copies apart). The section's name does not begin with ".text",
+   so the linker places it after all of .text, at the end of the code
+   segment, rather than among the copies that run ("text.*" sections
+   follow their object file; ".text.unlikely.*" would go first, in the
+   window the PLT keeps resident). Session 22, with the out-of-line paths
+   below (text 402 -> 318 KiB): 57 of the segment's 71 pages resident in
+   guile-weak, against 66 of 82. */
+#define PAGE_HASH_COPY __attribute__((section("bibop_page_hash_mode_text")))
+
 /* Chains. A marker with one entry in hand (stack, FIFO and scan-ahead
    queue together) is following a single chain, typically a linked list:
    each object leads to one more, whose address is known only once the
@@ -597,22 +609,6 @@ static struct mark_entry *scan_indirect(struct marker *m, struct mark_entry *top
    (30 more instructions per list cell). With two or three chains, a
    hungry marker is given one at the end of each window; one chain cannot
    be split. */
-/* The copies of the mark loop for the page-hash test mode (BIBOP_PAGEHASH,
-   pagehash.c) sit together in a section of their own: no program runs them
-   otherwise, and the kernel maps a library's text 64 KiB around each page
-   fault, so copies mixed in with those that run stay resident for nothing.
-   Until session 21 every copy but two shared a section "seldom run", kept
-   apart for small heaps; since prefetching and helpers are tried on small
-   heaps too (trial.c), guile-weak ran four of those copies, and all of the
-   library's text was resident (101 pages at its end; 85 with only the
-   page-hash copies apart). The section's name does not begin with ".text",
-   so the linker places it after all of .text, at the end of the code
-   segment, rather than among the copies that run ("text.*" sections
-   follow their object file; ".text.unlikely.*" would go first, in the
-   window the PLT keeps resident). Session 22, with the out-of-line paths
-   below (text 402 -> 318 KiB): 57 of the segment's 71 pages resident in
-   guile-weak, against 66 of 82. */
-#define PAGE_HASH_COPY __attribute__((section("bibop_page_hash_mode_text")))
 
 /* Anything but a short range, met while following chains: out of line,
    so that each copy of follow_chain (seven steps inlined) does not carry
@@ -740,7 +736,6 @@ static ALWAYS_INLINE struct mark_entry *follow_chain(struct marker *m, struct ma
     } while (top == base + 2);
   }
 }
-
 
 typedef struct mark_entry *chain_follower(struct marker *, struct mark_entry *, struct drain *);
 static __attribute__((noinline)) struct mark_entry *
