@@ -113,7 +113,6 @@ static int register_range(const void *start, size_t len, bibop_addr_class cls) {
   pthread_mutex_lock(&ranges_lock);
   int r = pt_range_add(lo, lo + len, cls);
   pthread_mutex_unlock(&ranges_lock);
-  rootpages_forget();   /* what the roots scan reads has changed */
   UNLOCK();
   return r;
 }
@@ -132,7 +131,6 @@ BIBOP_API int bibop_unregister_range(const void *start) {
   pthread_mutex_lock(&ranges_lock);
   int r = pt_range_remove((uintptr_t)start);
   pthread_mutex_unlock(&ranges_lock);
-  rootpages_forget();
   UNLOCK();
   return r;
 }

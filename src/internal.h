@@ -760,7 +760,6 @@ struct gc_state {
   size_t live_ptr_bytes;         /* marked pointerful bytes at the last GC */
   size_t live_atomic_bytes;      /* marked pointer-free bytes at the last GC */
   size_t root_bytes;             /* bytes of roots scanned at the last GC */
-  size_t root_bytes_unread;      /* of them, on clean pages only replayed (rootpages.c) */
   size_t min_bytes_allocd;       /* pacing: collect after this many bytes (heap + external) */
   size_t last_trigger_heap, last_trigger_external; /* what the last cycle allocated */
   unsigned long unmap_threshold; /* collections a free chunk waits before decommit */
@@ -1174,15 +1173,5 @@ BIBOP_INTERNAL void roots_init(void);
 BIBOP_INTERNAL size_t roots_mark_all(void);   /* returns bytes of roots scanned */
 BIBOP_INTERNAL void roots_exclude(const void *lo, const void *hi);
 BIBOP_INTERNAL void roots_clear_exclusions(void);
-/* Static root ranges whose pages were not written since the last
-   collection (rootpages.c): rootpages_scan reads [lo, hi) with read_words,
-   or only the recorded words of its clean pages; read_words reports what it
-   read with rootpages_note_read. rootpages_forget drops every record (the
-   pieces read of a range changed). */
-BIBOP_INTERNAL void rootpages_scan(uintptr_t lo, uintptr_t hi, void (*read_words)(uintptr_t lo, uintptr_t hi));
-BIBOP_INTERNAL void rootpages_note_read(uintptr_t lo, uintptr_t hi);
-BIBOP_INTERNAL void rootpages_forget(void);
-BIBOP_INTERNAL void rootpages_begin_collection(void);
-BIBOP_INTERNAL size_t rootpages_replayed_bytes(void);   /* this collection's, not read */
 
 #endif /* BIBOP_INTERNAL_H */

@@ -1482,11 +1482,10 @@ BIBOP_API void bibop_get_mark_stats(struct bibop_mark_stats *out) {
 void mark_print_stats(FILE *out) {
   const struct mark_stats *s = &gc.mark_stats;
   fprintf(out,
-          "bibop: mark: %llu objects, %llu KiB, %.3f ms, %.1f ns/object; roots %zu KiB (%zu KiB of clean pages not read); candidates %llu: "
+          "bibop: mark: %llu objects, %llu KiB, %.3f ms, %.1f ns/object; roots %zu KiB; candidates %llu: "
           "not ours %llu, free %llu, static %llu, object %llu; huge pages %zu KiB\n",
           (unsigned long long)s->marked_objects, (unsigned long long)(s->marked_bytes >> 10),
-          s->mark_ns / 1e6, ns_per_object(s), gc.root_bytes >> 10, gc.root_bytes_unread >> 10,
-          (unsigned long long)s->candidates,
+          s->mark_ns / 1e6, ns_per_object(s), gc.root_bytes >> 10, (unsigned long long)s->candidates,
           (unsigned long long)s->cand_not_ours, (unsigned long long)s->cand_free,
           (unsigned long long)s->cand_static, (unsigned long long)s->cand_object,
           pt_heap_huge_page_bytes() >> 10);

@@ -28,7 +28,6 @@ void roots_init(void) {
 /* Forget client exclusions; bibop's own data stays excluded. */
 void roots_clear_exclusions(void) {
   exclusions.count = 0;
-  rootpages_forget();
   roots_exclude(pt_table, pt_table + PT_ENTRIES);
   roots_exclude(&gc, &gc + 1);
 }
@@ -36,7 +35,6 @@ void roots_clear_exclusions(void) {
 void roots_exclude(const void *lo, const void *hi) {
   struct root_range r = { (uintptr_t)lo, (uintptr_t)hi };
   if (r.hi <= r.lo || !meta_vec_push(&exclusions, &r)) return;
-  rootpages_forget();
   struct root_range *v = exclusions.items;
   size_t i = exclusions.count - 1;
   while (i > 0 && v[i - 1].lo > r.lo) { v[i] = v[i - 1]; i--; }
@@ -53,7 +51,6 @@ static void scan_piece(uintptr_t lo, uintptr_t hi, int level) {
     scan_minus(lo, hi, 1);
   } else {
     mark_range((void *)lo, (void *)hi);
-    rootpages_note_read(lo, hi);
     scanned_bytes += hi - lo;
   }
 }
@@ -79,14 +76,8 @@ static void scan_minus(uintptr_t lo, uintptr_t hi, int level) {
   scan_piece(lo, hi, level);
 }
 
-static void read_root_range(uintptr_t lo, uintptr_t hi) {
-  scan_minus(lo, hi, 0);
-}
-
-/* Static roots: pages not written since the last collection are read only
-   at their words that led into the heap (rootpages.c). */
 static void scan_root_range(uintptr_t lo, uintptr_t hi) {
-  rootpages_scan(lo, hi, read_root_range);
+  scan_minus(lo, hi, 0);
 }
 
 static int scan_object_segments(struct dl_phdr_info *info, size_t size, void *self_base) {
@@ -164,7 +155,6 @@ void (*GC_push_other_roots)(void) = default_push_other_roots;
 
 size_t roots_mark_all(void) {
   scanned_bytes = 0;
-  rootpages_begin_collection();
   mark_uncollectable_roots();
   dl_iterate_phdr(segment_callback, (void *)pt_table);
   for (size_t i = 0; i < user_roots.count; i++) {
@@ -175,9 +165,7 @@ size_t roots_mark_all(void) {
   if (!(threads_self() && threads_self()->precise)) scan_own_stack_and_registers();
   scan_other_threads();
   if (GC_push_other_roots) GC_push_other_roots();
-  /* Pacing counts the roots whole, read or not (collect.c). */
-  gc.root_bytes_unread = rootpages_replayed_bytes();
-  return scanned_bytes + gc.root_bytes_unread;
+  return scanned_bytes;
 }
 
 /* ---- the bdwgc root API --------------------------------------------------- */

@@ -1,6 +1,7 @@
 /* root_pages.c: static roots that are rewritten between collections, and
- * pages of them that are not (bibop reads those only where they held heap
- * pointers: rootpages.c).
+ * pages of them that are not (a collector that skipped unwritten root
+ * pages, as a scratch build of session 23 did, must still find everything:
+ * docs/BENCHMARKS.md, "Session 23").
  * - A static table of 32,768 pointers (64 pages of .bss; two of its pages
  *   also added with GC_add_roots) and a page-aligned mmap'd region added
  *   with GC_add_roots point to 48-byte objects, each
