@@ -529,6 +529,12 @@ struct cursor {
 
 struct alloc_cache {
   struct cursor c[CACHED_KINDS][MAX_SMALL_GRANULES + 1];
+  /* Windows GC_generic_malloc_many took under the lock and links outside
+     it (alloc.c): each claims the slots in its `bits`, not handed out yet,
+     until in_flight_count returns to 0. Written by the owner thread only;
+     read by a collection (world stopped) and by alloc_cache_release. */
+  struct cursor in_flight[MARK_WORDS];
+  unsigned in_flight_count;
   struct alloc_cache *next_cache, *prev_cache;
 };
 
