@@ -4,7 +4,7 @@
 # and the real libgc clients the tests run. Does nothing when all are present;
 # otherwise needs root.
 set -euo pipefail
-packages=(cmake make gcc g++ binutils libc6-dev pkg-config libgc1 libgc-dev libgmp-dev mmv debfoster w3m guile-3.0 asymptote ecl chromium guile-3.0-dev nix-bin neko time poke chase crystal stalin guile-2.2 macaulay2 lilypond parser3-cgi goo fauhdlc mailutils-mh inkscape gobjc libhomfly-dev maxima-sage autogen)
+packages=(cmake make gcc g++ binutils libc6-dev pkg-config libgc1 libgc-dev libgmp-dev mmv debfoster w3m guile-3.0 asymptote ecl chromium guile-3.0-dev nix-bin neko time poke chase crystal stalin guile-2.2 macaulay2 lilypond parser3-cgi goo fauhdlc mailutils-mh inkscape gobjc libhomfly-dev maxima-sage maxima-sage-share autogen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
