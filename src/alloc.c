@@ -10,8 +10,9 @@
  * cursor sweeps lazily: it reads the next window of the current block, then
  * the next block of the size class's list, then asks for a new block.
  * Large objects are block runs, zeroed unless fresh from the OS.
- * Invariant: a slot is handed out only after its bit is claimed under the
- * lock; a collection drops every cursor before it clears any bit.
+ * Invariants: a slot is handed out only after its bit is claimed under the
+ * lock; after marking, a collection sets again the bits of every window a
+ * cursor, or a list GC_generic_malloc_many is linking, still claims.
  */
 #include "internal.h"
 
