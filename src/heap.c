@@ -116,7 +116,18 @@ static enum heap_space chunk_space_of(struct block *b) {
    belongs to space. */
 static void set_chunk_space(uintptr_t chunk, enum heap_space space) {
   struct region_info *ri = pt_region_info(pt_table[chunk >> REGION_SHIFT]);
-  ri->chunk_space[(chunk >> CHUNK_SHIFT) & (CHUNKS_PER_REGION - 1)] = (uint8_t)space;
+  size_t ci = (chunk >> CHUNK_SHIFT) & (CHUNKS_PER_REGION - 1);
+  ri->chunk_space[ci] = (uint8_t)space;
+  ri->chunk_in_runs[ci] = 1;
+}
+
+/* A whole free chunk goes back to the arena (its descriptors dropped). */
+static void return_chunk(struct block *first) {
+  char *chunk = block_addr(first);
+  struct block *blocks = block_array_of(first);
+  pt_region_info(blocks)->chunk_in_runs[(size_t)(first - blocks) / BLOCKS_PER_CHUNK] = 0;
+  pt_drop_descriptors(first, BLOCKS_PER_CHUNK);
+  arena_free_chunks(chunk, 1);
 }
 
 static struct block **run_list(struct block *head, size_t nblocks) {
@@ -158,9 +169,7 @@ static void run_insert(struct block *head, size_t n, uint32_t freed_at, bool dis
    the same chunk; a whole free chunk goes back to the arena. */
 static void free_within_chunk(struct block *first, size_t n) {
   if (n == BLOCKS_PER_CHUNK) {                   /* nothing to coalesce with */
-    char *chunk = block_addr(first);
-    pt_drop_descriptors(first, BLOCKS_PER_CHUNK);
-    arena_free_chunks(chunk, 1);
+    return_chunk(first);
     return;
   }
   memset(first, 0, n * sizeof *first);           /* no stale object states */
@@ -184,9 +193,7 @@ static void free_within_chunk(struct block *first, size_t n) {
     n += nn;
   }
   if (n == BLOCKS_PER_CHUNK) {
-    char *chunk = block_addr(first);
-    pt_drop_descriptors(first, BLOCKS_PER_CHUNK);
-    arena_free_chunks(chunk, 1);
+    return_chunk(first);
     return;
   }
   run_insert(first, n, (uint32_t)GC_gc_no, false);

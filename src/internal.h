@@ -225,6 +225,10 @@ struct region_info {
   uint8_t chunk_space[CHUNKS_PER_REGION];   /* heap.c: the space (small blocks or
                                                large runs) whose free runs the chunk's
                                                free blocks join, while the heap holds it */
+  uint8_t chunk_in_runs[CHUNKS_PER_REGION]; /* heap.c: the heap holds the chunk and
+                                               hands out its blocks as runs (the only
+                                               chunks with small blocks); 0 once it
+                                               goes back to the arena */
   uint64_t *static_pages;              /* static-only slot: one bit per 4 KiB page,
                                           set for pages of registered static ranges */
 };

@@ -1058,13 +1058,26 @@ static void clear_bits(struct block *b, const uint64_t clear[MARK_WORDS]) {
   for (unsigned w = 0; w < MARK_WORDS; w++) b->u.mark[w] &= ~clear[w];
 }
 
+/* Every small block of a collectable kind, found in address order: the
+   descriptors of the chunks that hold runs, read one after the other. The
+   size classes' lists, followed block to block, waited for each descriptor
+   in turn (w3m-dump, a 24 MiB heap: 0.4 of a 2.9 ms collection outside
+   marking). */
 void mark_clear_all(void) {
   static const uint64_t all[MARK_WORDS] = { [0 ... MARK_WORDS - 1] = ~(uint64_t)0 };
   begin_phase();
-  for (unsigned k = 0; k < gc.n_kinds; k++) {
-    if (gc.kinds[k].uncollectable) continue;
-    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
-      for (struct block *b = gc.classes[k][g].blocks; b; b = b->next) clear_bits(b, all);
+  for (size_t r = 0; r < pt_heap_region_count(); r++) {
+    struct block *blocks = pt_heap_region(r);
+    if (pt_region_lent(blocks)) continue;   /* inside a huge object: its own are unused */
+    const struct region_info *ri = pt_region_info(blocks);
+    for (size_t chunk = 0; chunk < CHUNKS_PER_REGION; chunk++) {
+      if (!ri->chunk_in_runs[chunk]) continue;
+      struct block *b = blocks + chunk * BLOCKS_PER_CHUNK;
+      if (chunk_inside_large_object(b)) continue;
+      for (size_t k = 0; k < BLOCKS_PER_CHUNK; k++, b++)
+        if (b->state == BLOCK_SMALL && !(b->kind_flags & BLOCK_KIND_UNCOLLECTABLE))
+          clear_bits(b, all);
+    }
   }
   for (struct block *h = gc.large; h; h = h->next)
     if (!gc.kinds[h->kind].uncollectable) h->u.large.marked = 0;
