@@ -124,45 +124,99 @@ static void notify(GC_EventType e) {
    they may die in the next minor collection. */
 static size_t full_bytes[2];   /* in blocks behind cls->full: pointerful, pointer-free */
 
-static void sweep_setup(bool minor, size_t *live_ptr, size_t *live_atomic) {
-  if (!minor) full_bytes[0] = full_bytes[1] = 0;
-  size_t live[2] = { 0, 0 };
-  struct release_run released = { 0 };
-  for (unsigned k = 0; k < gc.n_kinds; k++) {
-    const struct kind *kind = &gc.kinds[k];
+/* Where sweep setup files a small block: released (no slot in use), left
+   full, or with free slots; the live bytes counted (here rather than while
+   marking: a per-block counter needs an atomic add per marked object when
+   markers run in parallel). */
+enum filing { FILED_EMPTY, FILED_FULL, FILED_FREE_SLOTS };
+
+static enum filing file_block(struct block *b, size_t live[2], struct release_run *released) {
+  size_t in_use = 0;
+  for (unsigned w = 0; w < MARK_WORDS; w++) in_use += (size_t)bits_set(b->u.mark[w]);
+  bool pointer_free = gc.kinds[b->kind].pointer_free;
+  if (in_use == 0) {
+    alloc_forget_block(b);
+    heap_release_small_block(released, b);
+    return FILED_EMPTY;
+  }
+  if (in_use == b->nobjs && !alloc_has_young(b)) {
+    full_bytes[pointer_free] += in_use * b->obj_bytes;
+    return FILED_FULL;
+  }
+  live[pointer_free] += in_use * b->obj_bytes;
+  return FILED_FREE_SLOTS;
+}
+
+/* A minor collection: each class's blocks before cls->full, in list order;
+   those now full go just before it, in order. */
+static void sweep_setup_minor(size_t live[2], struct release_run *released) {
+  for (unsigned k = 0; k < gc.n_kinds; k++)
     for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) {
       struct size_class_list *cls = &gc.classes[k][g];
-      struct block *stop = minor ? cls->full : NULL;
+      struct block *stop = cls->full;
       struct block **link = &cls->blocks, *left_full = NULL, **full_link = &left_full;
       while (*link != stop) {
         struct block *b = *link;
-        /* Counted here rather than while marking: a per-block counter
-           needs an atomic add per marked object when markers run in
-           parallel. */
-        size_t in_use = 0;
-        for (unsigned w = 0; w < MARK_WORDS; w++) in_use += (size_t)bits_set(b->u.mark[w]);
-        if (in_use == 0) {
-          *link = b->next;
-          alloc_forget_block(b);
-          heap_release_small_block(&released, b);
-          continue;
+        switch (file_block(b, live, released)) {
+          case FILED_EMPTY: *link = b->next; break;
+          case FILED_FULL:
+            *link = b->next;
+            *full_link = b;
+            full_link = &b->next;
+            break;
+          case FILED_FREE_SLOTS: link = &b->next; break;
         }
-        if (in_use == b->nobjs && !alloc_has_young(b)) {   /* behind cls->full, in order */
-          full_bytes[kind->pointer_free] += in_use * b->obj_bytes;
-          *link = b->next;
-          *full_link = b;
-          full_link = &b->next;
-          continue;
-        }
-        live[kind->pointer_free] += in_use * b->obj_bytes;
-        link = &b->next;
       }
       *full_link = stop;
       *link = left_full ? left_full : stop;
       cls->full = *link;
       cls->sweep = cls->blocks;
     }
-  }
+}
+
+/* A full collection: every small block, met in address order
+   (heap_next_small_chunk), and each class's list built anew in that order:
+   the blocks with free slots appended (cls->sweep is the last of them
+   meanwhile), those left full pushed on cls->full, then the two joined.
+   Following the old lists block to block waited for each descriptor in
+   turn. Empty blocks come in address order too, so neighbours go back as
+   one run. */
+static void sweep_setup_full(size_t live[2], struct release_run *released) {
+  full_bytes[0] = full_bytes[1] = 0;
+  for (unsigned k = 0; k < gc.n_kinds; k++)
+    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++)
+      gc.classes[k][g].blocks = gc.classes[k][g].full = gc.classes[k][g].sweep = NULL;
+  size_t at = 0;
+  for (struct block *b; (b = heap_next_small_chunk(&at));)
+    for (size_t i = 0; i < BLOCKS_PER_CHUNK; i++, b++) {
+      if (b->state != BLOCK_SMALL) continue;
+      struct size_class_list *cls = &gc.classes[b->kind][b->granules];
+      switch (file_block(b, live, released)) {
+        case FILED_EMPTY: break;
+        case FILED_FULL:
+          b->next = cls->full;
+          cls->full = b;
+          break;
+        case FILED_FREE_SLOTS:
+          b->next = NULL;
+          *(cls->sweep ? &cls->sweep->next : &cls->blocks) = b;
+          cls->sweep = b;
+          break;
+      }
+    }
+  for (unsigned k = 0; k < gc.n_kinds; k++)
+    for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) {
+      struct size_class_list *cls = &gc.classes[k][g];
+      *(cls->sweep ? &cls->sweep->next : &cls->blocks) = cls->full;
+      cls->sweep = cls->blocks;
+    }
+}
+
+static void sweep_setup(bool minor, size_t *live_ptr, size_t *live_atomic) {
+  size_t live[2] = { 0, 0 };
+  struct release_run released = { 0 };
+  if (minor) sweep_setup_minor(live, &released);
+  else sweep_setup_full(live, &released);
   heap_release_flush(&released);
   size_t ptr = live[0] + full_bytes[0], atomic = live[1] + full_bytes[1];
   struct block *h = gc.large;

@@ -121,6 +121,24 @@ static void set_chunk_space(uintptr_t chunk, enum heap_space space) {
   ri->chunk_in_runs[ci] = 1;
 }
 
+bool heap_chunk_inside_large_object(const struct block *first) {
+  const struct block *last = first + BLOCKS_PER_CHUNK - 1;
+  if (last->state != BLOCK_LARGE_TAIL) return false;
+  return first == last->head || (first->state == BLOCK_LARGE_TAIL && first->head == last->head);
+}
+
+struct block *heap_next_small_chunk(size_t *at) {
+  for (size_t end = pt_heap_region_count() * CHUNKS_PER_REGION; *at < end;) {
+    size_t c = (*at)++;
+    struct block *blocks = pt_heap_region(c / CHUNKS_PER_REGION);
+    if (pt_region_lent(blocks)) continue;   /* inside a huge object: its own are unused */
+    if (!pt_region_info(blocks)->chunk_in_runs[c % CHUNKS_PER_REGION]) continue;
+    struct block *first = blocks + (c % CHUNKS_PER_REGION) * BLOCKS_PER_CHUNK;
+    if (!heap_chunk_inside_large_object(first)) return first;
+  }
+  return NULL;
+}
+
 /* A whole free chunk goes back to the arena (its descriptors dropped). */
 static void return_chunk(struct block *first) {
   char *chunk = block_addr(first);
@@ -333,12 +351,14 @@ struct block *heap_new_small_block(int kind, unsigned granules) {
   return b;
 }
 
-/* The empty blocks a sweep finds come in address order, mostly: a size
-   class's list takes new blocks at its head, so the blocks a cycle filled
-   one after another are met from the last down (genheap's minor
-   collections: 19,000 of them a collection, all but 15 next to the one
-   before). Neighbours within a chunk are freed as one run: one
-   coalescing and one insertion into the run buckets for all of them. */
+/* The empty blocks a sweep finds come in address order: upwards in a full
+   collection (collect.c walks the chunks), and mostly downwards in a minor
+   one, which follows the size classes' lists: a list takes new blocks at
+   its head, so the blocks a cycle filled one after another are met from
+   the last down (genheap's minor collections: 19,000 of them a
+   collection, all but 15 next to the one before). Neighbours within a
+   chunk are freed as one run: one coalescing and one insertion into the
+   run buckets for all of them. */
 void heap_release_small_block(struct release_run *r, struct block *b) {
   gc.blocks_in_use--;
   if (r->n && block_index_in_chunk(r->lo) > 0 && r->lo - 1 == b) {

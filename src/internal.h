@@ -549,6 +549,17 @@ BIBOP_INTERNAL void heap_free_blocks(struct block *first, size_t nblocks);
 BIBOP_INTERNAL void heap_set_large_tails(struct block *head, size_t nblocks);
 BIBOP_INTERNAL void heap_free_large(struct block *head);   /* its blocks, and slots lent */
 BIBOP_INTERNAL struct block *heap_new_small_block(int kind, unsigned granules);
+/* The chunk whose descriptors start at first is all one large object (its
+   first and last blocks belong to the same one, and objects are
+   contiguous): a huge object's chunks are skipped, not walked block by
+   block at every collection. */
+BIBOP_INTERNAL bool heap_chunk_inside_large_object(const struct block *first);
+/* Every small block, in address order: the descriptors of the next chunk
+   from chunk number *at on (over all regions; start at 0) whose blocks the
+   heap hands out as runs, the only chunks that can hold small blocks, and
+   not all one large object; NULL after the last. A sweep that releases
+   blocks meanwhile may drop the descriptors of a chunk it has walked whole. */
+BIBOP_INTERNAL struct block *heap_next_small_chunk(size_t *at);
 /* Small blocks a sweep gives back, freed a run of neighbours at a time
    (heap.c): add each, then flush. */
 struct release_run { struct block *lo; size_t n; };

@@ -222,16 +222,6 @@ static void fold_block(struct block *b) {
 static unsigned long fold_next;    /* next chunk to fold (atomic) */
 static unsigned long fold_chunks;  /* heap regions x chunks per region, fixed for the phase */
 
-/* The chunk whose descriptors start at first is all one large object (its
-   first and last blocks belong to the same one, and objects are
-   contiguous): a huge object's chunks are skipped, not walked block by
-   block at every collection. */
-static bool chunk_inside_large_object(const struct block *first) {
-  const struct block *last = first + BLOCKS_PER_CHUNK - 1;
-  if (last->state != BLOCK_LARGE_TAIL) return false;
-  return first == last->head || (first->state == BLOCK_LARGE_TAIL && first->head == last->head);
-}
-
 void mark_fold_prepare(int other_markers) {
   phase_other_markers = other_markers;
   phase_collector = pthread_self();
@@ -250,7 +240,7 @@ void mark_fold_share(void) {
       if (!pt_region_info(blocks)->chunk_committed[chunk]) continue;   /* no descriptors */
       if (pt_region_lent(blocks)) continue;   /* inside a huge object: its own are unused */
       struct block *b = blocks + chunk * BLOCKS_PER_CHUNK;
-      if (chunk_inside_large_object(b)) continue;   /* no small block: 2 reads, not 512 */
+      if (heap_chunk_inside_large_object(b)) continue;   /* no small block: 2 reads, not 512 */
       for (size_t k = 0; k < BLOCKS_PER_CHUNK; k++, b++)
         if (b->state == BLOCK_SMALL && b->others_marked) fold_block(b);
     }
@@ -1066,19 +1056,10 @@ static void clear_bits(struct block *b, const uint64_t clear[MARK_WORDS]) {
 void mark_clear_all(void) {
   static const uint64_t all[MARK_WORDS] = { [0 ... MARK_WORDS - 1] = ~(uint64_t)0 };
   begin_phase();
-  for (size_t r = 0; r < pt_heap_region_count(); r++) {
-    struct block *blocks = pt_heap_region(r);
-    if (pt_region_lent(blocks)) continue;   /* inside a huge object: its own are unused */
-    const struct region_info *ri = pt_region_info(blocks);
-    for (size_t chunk = 0; chunk < CHUNKS_PER_REGION; chunk++) {
-      if (!ri->chunk_in_runs[chunk]) continue;
-      struct block *b = blocks + chunk * BLOCKS_PER_CHUNK;
-      if (chunk_inside_large_object(b)) continue;
-      for (size_t k = 0; k < BLOCKS_PER_CHUNK; k++, b++)
-        if (b->state == BLOCK_SMALL && !(b->kind_flags & BLOCK_KIND_UNCOLLECTABLE))
-          clear_bits(b, all);
-    }
-  }
+  size_t at = 0;
+  for (struct block *b; (b = heap_next_small_chunk(&at));)
+    for (size_t k = 0; k < BLOCKS_PER_CHUNK; k++, b++)
+      if (b->state == BLOCK_SMALL && !(b->kind_flags & BLOCK_KIND_UNCOLLECTABLE)) clear_bits(b, all);
   for (struct block *h = gc.large; h; h = h->next)
     if (!gc.kinds[h->kind].uncollectable) h->u.large.marked = 0;
   end_clearing(false);
