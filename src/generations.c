@@ -23,8 +23,9 @@
  *  2. Every collection in generational mode, minor or major, finds the
  *     written pages of every tracked region, and before the world runs
  *     again protects those of the blocks that hold old objects
- *     (gen_protect_old_written); the others stay unprotected and read as
- *     written at every collection. So a block holding an old object is
+ *     (gen_protect_old_written), but for sparse ones the allocator is
+ *     filling (needs_protection: listed in unprotected_old); the others
+ *     stay unprotected and read as written at every collection. So a block holding an old object is
  *     protected, or reads as written, from the end of the collection that
  *     made the object old on, and a minor collection sees every page
  *     written since the previous collection started. Pages the kernel
@@ -106,8 +107,9 @@ static bool track_new_regions(void) {
     if (!ri->remembered) ri->remembered = meta_alloc(BLOCKS_PER_REGION * sizeof *ri->remembered);
     if (!ri->protected_blocks) ri->protected_blocks = meta_alloc(sizeof dirty_map);
     if (!ri->may_hold_young) ri->may_hold_young = meta_alloc(sizeof dirty_map);
+    if (!ri->unprotected_old) ri->unprotected_old = meta_alloc(sizeof dirty_map);
     ri->dirty_tracked = ri->dirty_before && ri->remembered && ri->protected_blocks &&
-                        ri->may_hold_young &&
+                        ri->may_hold_young && ri->unprotected_old &&
                         dirty_register(ri->base, REGION_BYTES);
     if (!ri->dirty_tracked) {
       gc_warn("bibop: writes to a heap region (%p) cannot be tracked: generational mode off\n",
@@ -177,6 +179,7 @@ static void stop_tracking(void) {
     ri->dirty_tracked = false;
     memset(ri->dirty_before, 0, sizeof dirty_map);
     memset(ri->protected_blocks, 0, sizeof dirty_map);
+    memset(ri->unprotected_old, 0, sizeof dirty_map);
   }
   gc.generational = false;
   gc.promote_survivors = false;
@@ -309,7 +312,6 @@ static void prefetch_objects(struct region_info *ri, size_t i, bool written_now)
 /* The blocks of one region to rescan, in address order; the top bit says
    written in this cycle. */
 #define WRITTEN_NOW ((uint32_t)1 << 31)
-#define KNOWN_OLD ((uint32_t)1 << 31)   /* change_protection's use of the same list */
 static uint32_t rescan_list[BLOCKS_PER_REGION];
 
 /* The scan of a region's written pages protects again, in the same walk,
@@ -375,7 +377,8 @@ static size_t collect_region(struct region_info *ri, bool minor, size_t *faults)
   size_t n = 0;
   for (size_t w = 0; w < BLOCKS_PER_REGION / 64; w++) {
     uint64_t now = dirty_map[w], before = ri->dirty_before[w];
-    uint64_t faulted = now & ri->protected_blocks[w], young_only = now & before & ~faulted;
+    uint64_t faulted = now & ri->protected_blocks[w];
+    uint64_t young_only = now & before & ~faulted & ~ri->unprotected_old[w];
     uint64_t bits = (now & ~young_only) | (promoted_all ? 0 : before & ~now);
     *faults += bits_set(faulted);
     ri->dirty_before[w] = now;
@@ -500,20 +503,28 @@ void gen_mark_written(bool minor) {
   remembered_valid = minor;
 }
 
-/* Does block b hold an old object once this collection ends? Judged from
-   its marks and young records after alloc_after_mark (marking is over;
-   sweep setup changes neither for a block that keeps an object).
-   Pointer-free blocks never need rescanning: no. */
-static bool holds_old(struct block *b) {
-  if (b->state == BLOCK_FREE || b->state == BLOCK_UNUSED) return false;
-  if (b->state != BLOCK_SMALL) return true;
-  if (gc.kinds[b->kind].pointer_free) return false;
+/* Does block b hold an old object once this collection ends, and if so,
+   are a quarter or more of its slots free (the allocator will fill them,
+   writing the page)? Judged from its marks and young records after
+   alloc_after_mark (marking is over; sweep setup changes neither for a
+   block that keeps an object). Pointer-free blocks never need
+   rescanning: no old object. Large objects fill their blocks. */
+enum old_objects { OLD_NONE, OLD_SPARSE, OLD_DENSE };
+static enum old_objects old_objects(struct block *b) {
+  if (b->state == BLOCK_FREE || b->state == BLOCK_UNUSED) return OLD_NONE;
+  if (b->state != BLOCK_SMALL) return OLD_DENSE;
+  if (gc.kinds[b->kind].pointer_free) return OLD_NONE;
   uint64_t young[MARK_WORDS], old = 0, marked = 0;
   for (unsigned w = 0; w < MARK_WORDS; w++) marked |= b->u.mark[w];
-  if (!marked) return false;   /* a block of dead young objects: no young record read */
+  if (!marked) return OLD_NONE;   /* a block of dead young objects: no young record read */
   if (!alloc_young_mask(b, young)) memset(young, 0, sizeof young);
-  for (unsigned w = 0; w < MARK_WORDS; w++) old |= b->u.mark[w] & ~young[w];
-  return old != 0;
+  unsigned live = 0;
+  for (unsigned w = 0; w < MARK_WORDS; w++) {
+    old |= b->u.mark[w] & ~young[w];
+    live += (unsigned)__builtin_popcountll(b->u.mark[w]);
+  }
+  if (!old) return OLD_NONE;
+  return 4 * (b->nobjs - live) >= b->nobjs ? OLD_SPARSE : OLD_DENSE;
 }
 
 /* Blocks of one region whose protection changes, gathered in spans: one
@@ -538,39 +549,58 @@ static void span_flush(struct protect_span *s) {
   s->first = s->end = 0;
 }
 
-/* Of the blocks in candidates (one region's), those that hold an old
-   object (protect) or none (unprotect) change their protection, and
-   protected_blocks with them; the others keep theirs. In a minor
-   collection a candidate already in protected_blocks holds old objects
-   without a look (only a major frees old objects). The blocks are listed
-   first, then judged with their descriptors and young records prefetched
-   a few blocks ahead: genheap's minors write ~26,000 blocks of garbage
-   besides ~2,600 of old objects, one or two cache misses each. */
+/* Must block b be protected once this collection ends? When it holds
+   old objects, unless they are sparse and the allocator is filling the
+   block: written in a minor collection's cycle, or, for a major, written
+   in its cycle while protected (a fault) or fresh. A sparse block left
+   unprotected reads as written at every collection, so its old objects
+   are rescanned by each minor one (in unprotected_old, collect_region
+   does not take it for young-only) until it is dense or a major protects
+   it; one that stopped being filled costs those rescans until the next
+   major, which protects it: the sparse blocks of a heap left fragmented
+   are not rescanned minor after minor. Otherwise each refill cost a write
+   fault and, at the next collection, protecting the page again: genheap's
+   blocks holding one or two promoted survivors among 64 slots took ~4,000
+   of its ~6,600 faults per cycle, each 16 us and the protection 6 us more
+   on a host with shadow page tables (bench/run-dirty.sh, session 25). */
+static bool needs_protection(struct region_info *ri, size_t i, struct block *b, bool minor) {
+  enum old_objects old = b ? old_objects(b) : OLD_NONE;
+  uint64_t bit = (uint64_t)1 << (i & 63);
+  bool written = ri->dirty_before[i >> 6] & bit, was_sparse = ri->unprotected_old[i >> 6] & bit;
+  bool filled = minor ? written : written && !was_sparse;
+  bool protect = old == OLD_DENSE || (old == OLD_SPARSE && !filled);
+  if (old != OLD_NONE && !protect) ri->unprotected_old[i >> 6] |= bit;
+  else ri->unprotected_old[i >> 6] &= ~bit;
+  return protect;
+}
+
+/* Of the blocks in candidates (one region's), those that need protection
+   (protect) or need none (unprotect) change it, and protected_blocks with
+   them; the others keep theirs. The blocks are listed first, then judged
+   with their descriptors and young records prefetched a few blocks ahead:
+   genheap's minors write ~26,000 blocks of garbage besides ~2,600 of old
+   objects, one or two cache misses each. */
 static void change_protection(struct region_info *ri, const uint64_t *candidates, bool protect,
                               bool minor) {
   size_t n = 0;
-  for (size_t w = 0; w < BLOCKS_PER_REGION / 64; w++) {
-    uint64_t known_old = minor ? ri->protected_blocks[w] : 0;
-    for (uint64_t bits = candidates[w]; bits; bits &= bits - 1) {
-      size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
-      rescan_list[n++] = (uint32_t)i | ((known_old >> (i & 63)) & 1 ? KNOWN_OLD : 0);
-    }
-  }
+  for (size_t w = 0; w < BLOCKS_PER_REGION / 64; w++)
+    for (uint64_t bits = candidates[w]; bits; bits &= bits - 1)
+      rescan_list[n++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
   struct protect_span span = { ri, protect, 0, 0 };
   for (size_t k = 0; k < n + RESCAN_AHEAD; k++) {
-    if (k < n && !(rescan_list[k] & KNOWN_OLD)) {
+    if (k < n) {
       struct block *ahead = pt_block_of((uintptr_t)ri->base + ((size_t)rescan_list[k] << BLOCK_SHIFT));
       __builtin_prefetch(ahead);
       alloc_young_prefetch(ahead);
     }
     if (k < RESCAN_AHEAD) continue;
-    size_t i = rescan_list[k - RESCAN_AHEAD] & ~KNOWN_OLD;
+    size_t i = rescan_list[k - RESCAN_AHEAD];
     uint64_t bit = (uint64_t)1 << (i & 63);
     struct block *b = pt_block_of((uintptr_t)ri->base + (i << BLOCK_SHIFT));
-    bool old = (rescan_list[k - RESCAN_AHEAD] & KNOWN_OLD) || (b && holds_old(b));
-    if (old) ri->protected_blocks[i >> 6] |= bit;
+    bool need = needs_protection(ri, i, b, minor);
+    if (need) ri->protected_blocks[i >> 6] |= bit;
     else ri->protected_blocks[i >> 6] &= ~bit;
-    if (old != protect) {
+    if (need != protect) {
       span_flush(&span);
       continue;
     }
@@ -610,15 +640,17 @@ void gen_protect_old_written(bool minor) {
     struct region_info *ri = pt_region_info(pt_heap_region(r));
     if (!ri->dirty_tracked) continue;
     /* Written blocks not protected again by the scan (scan_region) may
-       need it; after a major, the protected blocks may hold no old object. */
+       need it; written ones it protected again may be sparse; after a
+       major, the protected blocks may hold no old object. (A minor frees
+       no old object, so a block it did not see written keeps its state.) */
     bool reprotected = reprotected_in_scan(ri);
     for (size_t w = 0; w < BLOCKS_PER_REGION / 64; w++) {
       uint64_t written = ri->dirty_before[w], prot = ri->protected_blocks[w];
       to_protect[w] = reprotected ? written & ~prot : written;
-      to_unprotect[w] = reprotected ? prot : prot & ~written;
+      to_unprotect[w] = minor ? (reprotected ? written & prot : 0) : (reprotected ? prot : prot & ~written);
     }
     change_protection(ri, to_protect, true, minor);
-    if (!minor) change_protection(ri, to_unprotect, false, minor);
+    change_protection(ri, to_unprotect, false, minor);
   }
 }
 

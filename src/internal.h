@@ -215,6 +215,9 @@ struct region_info {
                                           (generations.c) */
   uint64_t *protected_blocks;          /* generational mode: the blocks the last
                                           collection left write-protected (generations.c) */
+  uint64_t *unprotected_old;           /* generational mode: the blocks of sparse old
+                                          objects the last collection left unprotected
+                                          for the allocator to fill (generations.c) */
   uint64_t *may_hold_young;            /* generational mode, a minor collection's
                                           rescan: the blocks that may hold an unmarked
                                           object (young slots, young large objects);
