@@ -25,10 +25,11 @@
  *     again protects those of the blocks that hold old objects
  *     (gen_protect_old_written), but for sparse ones the allocator is
  *     filling (needs_protection: listed in unprotected_old); the others
- *     stay unprotected and read as written at every collection. So a block holding an old object is
- *     protected, or reads as written, from the end of the collection that
- *     made the object old on, and a minor collection sees every page
- *     written since the previous collection started. Pages the kernel
+ *     stay unprotected and read as written at every collection. So a
+ *     block holding an old object is protected, or reads as written, from
+ *     the end of the collection that made the object old on, and a minor
+ *     collection sees every page written since the previous collection
+ *     started. Pages the kernel
  *     cannot vouch for (decommitted and committed again, untracked) count
  *     as written. region_info.protected_blocks is exactly the blocks the
  *     last collection left protected (a written one took a fault).
@@ -612,9 +613,9 @@ static void change_protection(struct region_info *ri, const uint64_t *candidates
 }
 
 /* With the world still stopped, after alloc_after_mark: protect again the
-   written blocks that hold old objects (holds_old); the others, free or
-   holding only young objects, stay unprotected until a collection finds
-   them holding an old object. Writes there go to young objects, traced
+   written blocks that need it (needs_protection); the others, free,
+   holding only young objects or sparse old ones being filled, stay
+   unprotected until a collection finds them needing it. Writes there go to young objects, traced
    anyway when reachable, or to free slots; an unprotected page reads as
    written at every collection (invariant 2), which is how the collection
    that makes one of its objects old finds it. So the allocator fills young
