@@ -137,22 +137,24 @@ static bool asked_for(const char *reason) {
    against 5,000 with full collections only and used 1.07-1.40 x the CPU
    time while marking a quarter of the bytes; w3m-dump 165,000 against
    32,000, 1.22-1.35 x. So each period between two majors is judged: the
-   minors' marking time (the rescan of written blocks included) plus the
-   write faults of every cycle, against as many full marks at the last
-   major's marking time. Times are the process's CPU time from the start
-   of the collection (world stopped) to the end of marking and
-   finalization, both kinds alike: the wall-clock mark time used until
-   session 13 grew up to 25 x under load (a marker waiting for a CPU),
-   and a major priced while the machine was busy kept a losing period, one
-   priced while it was quiet ended a winning one. Tracking that lost stops (invariant 5) for
+   minors' marking time (the rescan of written blocks included) and
+   protection of the written pages, plus the write faults of every cycle,
+   against as many full marks at the last major's marking time. Times are
+   the process's CPU time from the start of the collection (world
+   stopped) to the end of marking and finalization, both kinds alike, the
+   minors' protection after marking (gen_protect_old_written) added: the
+   wall-clock mark time used until session 13 grew up to 25 x under load
+   (a marker waiting for a CPU), and a major priced while the machine was
+   busy kept a losing period, one priced while it was quiet ended a
+   winning one. Tracking that lost stops (invariant 5) for
    FALLBACK_FIRST collections, twice as many after each further loss (up
    to FALLBACK_MAX); a period that won resets the length.
-   WRITE_FAULT_NS: bench/run-dirty.sh 3 build 256 (2026-11-26, load 12-14)
-   measured a first store to a protected 4 KiB page at 1.19 us (0.85-1.37);
-   guile-interp's system time grew by 0.27-0.49 s for 373,000 more faults
-   (0.7-1.3 us each), and each written page is protected again by the next
-   scan: 1.5 us in all. */
-#define WRITE_FAULT_NS 1500   /* per 4 KiB page, see above */
+   A write fault is priced at what a store to a protected page costs on
+   this machine (dirty_write_fault_ns, measured once): 0.85-1.37 us on
+   session 12's KVM host, ~16 us on session 25's host with shadow page
+   tables. The constant 1.5 us used until session 26 kept guile-interp in
+   generational mode there at 1.2-1.6 x the wall time of full collections
+   (periods of ~2,200 faults priced 3 ms, costing ~35). */
 #define FALLBACK_FIRST 16
 #define FALLBACK_MAX 1024
 #define JUDGE_MIN_MINORS 4     /* fewer minors in a period: no verdict */
@@ -194,7 +196,7 @@ static void stop_tracking(void) {
    major ends the period (and sets the price of a full mark). */
 static void judge_period(bool minor, unsigned long minors) {
   if (fallback_rule < 0) fallback_rule = read_fallback_rule();
-  uint64_t fault_ns = dirty_init() == DIRTY_BACKEND_NONE ? 0 : WRITE_FAULT_NS;
+  uint64_t fault_ns = dirty_write_fault_ns();
   uint64_t tracked_ns = period_minor_cpu_ns + period_faults * fault_ns;
   uint64_t full_ns = minors * last_major_cpu_ns;
   bool judged = minors >= JUDGE_MIN_MINORS && fallback_rule != FALLBACK_NEVER &&
@@ -202,8 +204,8 @@ static void judge_period(bool minor, unsigned long minors) {
   bool lost = judged && (tracked_ns > full_ns || fallback_rule == FALLBACK_ALWAYS);
   if ((lost || (judged && !minor)) && gc.print_stats)
     fprintf(gc_log(), "bibop: generational period: %lu minors, %.1f ms CPU marking + %llu faults "
-            "against %.1f ms in full marks: %s\n", minors, period_minor_cpu_ns / 1e6,
-            (unsigned long long)period_faults, full_ns / 1e6,
+            "at %.1f us against %.1f ms in full marks: %s\n", minors, period_minor_cpu_ns / 1e6,
+            (unsigned long long)period_faults, fault_ns / 1e3, full_ns / 1e6,
             lost ? "full collections only for a while" : "kept");
   if (minor && !lost) return;
   period_minor_cpu_ns = period_faults = 0;
@@ -637,6 +639,7 @@ static uint64_t to_protect[BLOCKS_PER_REGION / 64], to_unprotect[BLOCKS_PER_REGI
 
 void gen_protect_old_written(bool minor) {
   if (!gc.generational) return;
+  uint64_t cpu_at_start = os_process_cpu_ns();
   for (size_t r = 0; r < pt_heap_region_count(); r++) {
     struct region_info *ri = pt_region_info(pt_heap_region(r));
     if (!ri->dirty_tracked) continue;
@@ -653,6 +656,7 @@ void gen_protect_old_written(bool minor) {
     change_protection(ri, to_protect, true, minor);
     change_protection(ri, to_unprotect, false, minor);
   }
+  if (minor) collection_cpu_ns += os_process_cpu_ns() - cpu_at_start;   /* judge_period */
 }
 
 /* Promotion. Objects become old after two survivals, so that data which

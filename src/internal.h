@@ -468,6 +468,9 @@ BIBOP_INTERNAL size_t dirty_collect_units(void *base, size_t first, size_t count
 /* Protect the pages of the range that read as written; protected and empty
    pages are left as they are. false: the range could not be scanned. */
 BIBOP_INTERNAL bool dirty_protect_written(void *start, size_t bytes);
+/* The median cost of a first store to a protected page, measured once on a
+   scratch range (0 without a backend). */
+BIBOP_INTERNAL uint64_t dirty_write_fault_ns(void);
 
 /* ---- metadata allocator (meta.c): memory outside the heap, never scanned -- */
 

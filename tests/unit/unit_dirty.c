@@ -9,7 +9,8 @@
  * page dirty (it does not inherit the registration), an unregistered
  * range (never registered, or unregistered) is all dirty, empty pages are
  * neither reported nor protected (one fault per first write), and a writer racing with collections
- * never has a write lost. With "none" (BIBOP_DIRTY=0, or a kernel without
+ * never has a write lost, and the fault-cost probe leaves the range's
+ * tracking as it was. With "none" (BIBOP_DIRTY=0, or a kernel without
  * the facilities): every unit is reported dirty. Exits 77 (CTest skip)
  * when the kernel lacks the facilities and none was asked for. */
 #include "internal.h"
@@ -305,7 +306,23 @@ static void test_unregister(void) {
   NOTE("unregister: done");
 }
 
+/* The fault-cost probe (used by generational mode's fallback judge)
+   registers, protects and unmaps a scratch range of its own: tracking of
+   other ranges goes on unchanged, and the price is measured once (a
+   nonzero value, the same at every call). */
+static void test_fault_probe(void) {
+  dirty_collect(range, RANGE_BYTES, BLOCK_SHIFT, bits);
+  uint64_t ns = dirty_write_fault_ns();
+  EXPECT(ns > 0, "a backend was found: the probe measured a price");
+  EXPECT_EQ(dirty_write_fault_ns(), ns);
+  write_page(5, 9);
+  const size_t want[] = { 5 };
+  expect_dirty_pages(want, 1, "a store after the probe");
+  NOTE("fault probe: a store to a protected page costs %llu ns here", (unsigned long long)ns);
+}
+
 static void test_none_backend(void) {
+  EXPECT_EQ(dirty_write_fault_ns(), 0);
   size_t n = dirty_collect(range, RANGE_BYTES, BLOCK_SHIFT, bits);
   EXPECT_EQ(n, RANGE_PAGES);
   for (size_t i = 0; i < BITMAP_WORDS; i++) EXPECT_EQ(bits[i], ~(uint64_t)0);
@@ -343,6 +360,7 @@ int main(void) {
   test_unregistered_is_all_dirty();
   test_fresh_pages_unprotected();
   test_racing_writer();
+  test_fault_probe();
   test_unregister();
   return unit_finish("unit_dirty");
 }
