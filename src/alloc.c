@@ -600,19 +600,18 @@ static void *alloc_many(size_t lb, int kind) {
     UNLOCK();
     return alloc_out_of_memory(lb);
   }
-  struct cursor taken[MARK_WORDS];
   void *list = NULL, **tail = (void **)&list;
   size_t slots = 0, want = BLOCK_BYTES / bytes;
   unsigned windows = 0;
   do {
     /* The window stays claimed (by c until it moves on, then by the list
        or the in-flight record); its free slots are handed out here. */
-    taken[windows] = *c;
-    taken[windows].claimed = c->bits;
+    struct cursor taken = *c;
+    taken.claimed = c->bits;
     slots += (size_t)bits_set(c->bits);
     c->bits = 0;
-    if (link_outside) ac->in_flight[windows] = taken[windows];
-    else tail = link_window(taken[windows], bytes, zero, tail);
+    if (link_outside) ac->in_flight[windows] = taken;
+    else tail = link_window(taken, bytes, zero, tail);
   } while (++windows < MARK_WORDS && slots < want && refill(c, kind, (unsigned)g));
   if (!link_outside) {
     UNLOCK();
@@ -620,7 +619,8 @@ static void *alloc_many(size_t lb, int kind) {
   }
   ac->in_flight_count = windows;
   UNLOCK();
-  for (unsigned w = 0; w < windows; w++) tail = link_window(taken[w], bytes, zero, tail);
+  /* A collection meanwhile only reads the records (for_each_cursor). */
+  for (unsigned w = 0; w < windows; w++) tail = link_window(ac->in_flight[w], bytes, zero, tail);
   /* Every slot is now linked from `list`, which this frame holds. */
   __atomic_store_n(&ac->in_flight_count, 0, __ATOMIC_RELEASE);
   return list;

@@ -237,7 +237,9 @@ void mark_fold_share(void) {
     for (; c < end; c++) {
       struct block *blocks = pt_heap_region(c / CHUNKS_PER_REGION);
       size_t chunk = c % CHUNKS_PER_REGION;
-      if (!pt_region_info(blocks)->chunk_committed[chunk]) continue;   /* no descriptors */
+      /* Only chunks the heap hands out as runs hold small blocks (a free
+         committed chunk's dropped descriptors read as zero pages). */
+      if (!pt_region_info(blocks)->chunk_in_runs[chunk]) continue;
       if (pt_region_lent(blocks)) continue;   /* inside a huge object: its own are unused */
       struct block *b = blocks + chunk * BLOCKS_PER_CHUNK;
       if (heap_chunk_inside_large_object(b)) continue;   /* no small block: 2 reads, not 512 */
