@@ -17,7 +17,8 @@
  * child of fork tracks nothing ("none") and never touches its parent's
  * tracking. What
  * this file does not know: heaps, chunks, objects. It maps no heap memory
- * (one scratch page at start-up, through os.c) and calls nothing above
+ * (a scratch page at start-up and a scratch range for the fault-cost
+ * probe, through os.c) and calls nothing above
  * the base layer. The kernel's constants and
  * structures are spelled here (bookworm's 6.1 headers predate them).
  * Callers serialise calls (the allocation lock); writes by the program
@@ -303,6 +304,7 @@ size_t dirty_collect_units(void *base, size_t first, size_t count, unsigned unit
    (protect, then store to each page): the median store. */
 enum { FAULT_PROBE_PAGES = 8, FAULT_PROBE_ROUNDS = 5 };
 #define FAULT_NS_FLOOR 200   /* below it, a store that did not trap */
+#define FAULT_NS_UNMEASURED 1500   /* the probe could not run: session 12's price */
 
 static uint64_t median_of(uint64_t *v, size_t n) {
   for (size_t i = 1; i < n; i++)   /* insertion sort: 40 samples */
@@ -343,7 +345,7 @@ uint64_t dirty_write_fault_ns(void) {
   if (dirty_init() == DIRTY_BACKEND_NONE) return 0;
   if (!measured) {
     uint64_t ns = probe_fault_ns();
-    measured = ns > FAULT_NS_FLOOR ? ns : FAULT_NS_FLOOR;
+    measured = !ns ? FAULT_NS_UNMEASURED : ns > FAULT_NS_FLOOR ? ns : FAULT_NS_FLOOR;
   }
   return measured;
 }
