@@ -157,7 +157,9 @@ static bool asked_for(const char *reason) {
    (periods of ~2,200 faults priced 3 ms, costing ~35). */
 #define FALLBACK_FIRST 16
 #define FALLBACK_MAX 1024
-#define JUDGE_MIN_MINORS 4     /* fewer minors in a period: no verdict */
+#define JUDGE_MIN_MINORS 4     /* fewer minors in a period: no verdict... */
+#define JUDGE_EARLY_MINORS 2   /* ...but from this many, one that lost by */
+#define JUDGE_EARLY_FACTOR 2   /* this factor stops the mode at once */
 static uint64_t period_minor_cpu_ns, period_faults, last_major_cpu_ns;
 static uint64_t cpu_at_begin, collection_cpu_ns;   /* this collection's, see above */
 static unsigned long fallback_left, fallback_length = FALLBACK_FIRST;
@@ -193,13 +195,20 @@ static void stop_tracking(void) {
    minors (the first minor after a major rescans every old object of the
    blocks written before it), so a losing one stops early: guile-interp
    judged at majors only still took 101,000 faults (against 380,000). A
+   period whose minors already cost JUDGE_EARLY_FACTOR times as many full
+   marks is judged lost from JUDGE_EARLY_MINORS minors on: on a host with
+   shadow page tables asy-render's minors cost 43-69 ms each against a
+   20 ms major (7,000 write faults a cycle), and the first period was
+   most of its 1.31 x against full collections only (session 26). A
    major ends the period (and sets the price of a full mark). */
 static void judge_period(bool minor, unsigned long minors) {
   if (fallback_rule < 0) fallback_rule = read_fallback_rule();
   uint64_t fault_ns = dirty_write_fault_ns();
   uint64_t tracked_ns = period_minor_cpu_ns + period_faults * fault_ns;
   uint64_t full_ns = minors * last_major_cpu_ns;
-  bool judged = minors >= JUDGE_MIN_MINORS && fallback_rule != FALLBACK_NEVER &&
+  bool early = fallback_rule == FALLBACK_TIMED && minor && minors >= JUDGE_EARLY_MINORS &&
+               tracked_ns > JUDGE_EARLY_FACTOR * full_ns;
+  bool judged = (minors >= JUDGE_MIN_MINORS || early) && fallback_rule != FALLBACK_NEVER &&
                 (last_major_cpu_ns || fallback_rule == FALLBACK_ALWAYS);
   bool lost = judged && (tracked_ns > full_ns || fallback_rule == FALLBACK_ALWAYS);
   if ((lost || (judged && !minor)) && gc.print_stats)
