@@ -76,11 +76,28 @@ static bool use_huge_pages = true;   /* BIBOP_THP: huge pages at all */
 static size_t huge_pages_min_heap = HUGE_PAGES_MIN_HEAP_DEFAULT;   /* BIBOP_THP_MIN_HEAP */
 static bool huge_pages_on;
 
+/* Hosts differ in what a fresh page costs (docs/BENCHMARKS.md, session
+   27): where the hypervisor keeps shadow page tables, each small page's
+   first touch costs ~11 us (5.6 ms per 2 MiB chunk), a fresh huge page
+   0.1-3.7 ms, and huge pages from 16 MiB took the client suite's time
+   from 1.00 to 0.93 x that of small pages up to 1 GiB. So without
+   BIBOP_THP_MIN_HEAP, when the committed heap first reaches
+   HUGE_PAGES_PROBE_HEAP (small programs keep small pages: their chunks are
+   not full), the first touch of each kind is timed once on scratch memory
+   (os_first_touch_ns) and huge pages start there if theirs is the
+   cheaper; otherwise at huge_pages_min_heap as before. */
+#define HUGE_PAGES_PROBE_HEAP ((size_t)32 << 20)
+static bool huge_pages_probe_pending = true;   /* cleared by BIBOP_THP_MIN_HEAP */
+static uint64_t first_touch_small_ns, first_touch_huge_ns;   /* the probe's findings */
+
 void arena_init(void) {
   long v;
   if (os_env_long("BIBOP_THP", &v) && v == 0) use_huge_pages = false;
   size_t min_heap;
-  if (os_env_size("BIBOP_THP_MIN_HEAP", &min_heap)) huge_pages_min_heap = min_heap;
+  if (os_env_size("BIBOP_THP_MIN_HEAP", &min_heap)) {
+    huge_pages_min_heap = min_heap;
+    huge_pages_probe_pending = false;
+  }
   huge_pages_on = use_huge_pages && huge_pages_min_heap == 0;
   commit_limit_chunks = os_commit_limit() / CHUNK_BYTES;
 }
@@ -95,10 +112,39 @@ static void advise_committed_chunks_huge(void) {
   }
 }
 
+/* The probe at HUGE_PAGES_PROBE_HEAP: whether a fresh huge page costs less
+   than 2 MiB of fresh small pages here. Runs once. */
+static bool huge_pages_cheaper(void) {
+  huge_pages_probe_pending = false;
+  first_touch_small_ns = os_first_touch_ns(false);
+  first_touch_huge_ns = os_first_touch_ns(true);   /* 0: no huge page came */
+  bool cheaper = first_touch_huge_ns && first_touch_huge_ns < first_touch_small_ns;
+  if (gc.print_stats) {
+    if (first_touch_huge_ns)
+      fprintf(gc_log(), "bibop: first touch of 2 MiB: %.3f ms in small pages, %.3f ms in a huge page",
+              first_touch_small_ns / 1e6, first_touch_huge_ns / 1e6);
+    else
+      fprintf(gc_log(), "bibop: first touch of 2 MiB: %.3f ms in small pages, no huge page given",
+              first_touch_small_ns / 1e6);
+    fprintf(gc_log(), "; huge pages from %zu MiB\n",
+            (cheaper ? HUGE_PAGES_PROBE_HEAP : huge_pages_min_heap) >> 20);
+  }
+  return cheaper;
+}
+
+bool arena_first_touch_probe(uint64_t *small_ns, uint64_t *huge_ns) {
+  *small_ns = first_touch_small_ns;
+  *huge_ns = first_touch_huge_ns;
+  return first_touch_small_ns != 0;
+}
+
 /* Whether chunks committed now, making the committed heap `after` bytes,
-   get huge pages; switches them on for good at the threshold. */
+   get huge pages; switches them on for good at the threshold (or at
+   the probe's, if it finds them cheaper). */
 static bool commit_with_huge_pages(size_t after) {
-  if (!huge_pages_on && use_huge_pages && after >= huge_pages_min_heap) {
+  if (!huge_pages_on && use_huge_pages &&
+      (after >= huge_pages_min_heap ||
+       (huge_pages_probe_pending && after >= HUGE_PAGES_PROBE_HEAP && huge_pages_cheaper()))) {
     huge_pages_on = true;
     advise_committed_chunks_huge();
   }

@@ -648,7 +648,7 @@ static uint64_t to_protect[BLOCKS_PER_REGION / 64], to_unprotect[BLOCKS_PER_REGI
 
 void gen_protect_old_written(bool minor) {
   if (!gc.generational) return;
-  uint64_t cpu_at_start = os_process_cpu_ns();
+  uint64_t cpu_at_start = minor ? os_process_cpu_ns() : 0;   /* judge_period prices minors only */
   for (size_t r = 0; r < pt_heap_region_count(); r++) {
     struct region_info *ri = pt_region_info(pt_heap_region(r));
     if (!ri->dirty_tracked) continue;

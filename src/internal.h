@@ -412,6 +412,7 @@ static inline void os_cpu_relax(void) {
 }
 BIBOP_INTERNAL bool os_commit(void *p, size_t bytes, bool huge);
 BIBOP_INTERNAL void os_advise_huge(void *p, size_t bytes);
+BIBOP_INTERNAL uint64_t os_first_touch_ns(bool huge);   /* 2 MiB fresh, small or huge pages */
 BIBOP_INTERNAL size_t os_commit_limit(void);   /* largest commit the system could back */
 BIBOP_INTERNAL void os_decommit(void *p, size_t bytes);
 BIBOP_INTERNAL void os_discard(void *p, size_t bytes);   /* contents to zero, stays mapped */
@@ -501,6 +502,9 @@ BIBOP_INTERNAL bool arena_expand(size_t nchunks);
 /* Keep committed memory within bytes (rounded up to chunks); 0: no limit. */
 BIBOP_INTERNAL void arena_set_heap_limit(size_t bytes);
 BIBOP_INTERNAL size_t arena_committed_bytes(void);
+/* What the huge-page probe found (ns for 2 MiB in small pages, in a huge
+   page; 0: not run, or no huge page given); false if it has not run. */
+BIBOP_INTERNAL bool arena_first_touch_probe(uint64_t *small_ns, uint64_t *huge_ns);
 /* heap.c gave back (or touches again) the pages of a free run inside a
    committed chunk: they move to the unmapped count (or back). */
 BIBOP_INTERNAL void arena_note_discarded(size_t bytes);

@@ -7,7 +7,9 @@
  * heap shrinks. The advice is what is checked, not the backing, which
  * depends on the kernel's free memory. Argument "from_start"
  * (BIBOP_THP_MIN_HEAP=0): huge pages from the first chunk; "off"
- * (BIBOP_THP=0): never. */
+ * (BIBOP_THP=0): never; "probed" (no BIBOP_THP_MIN_HEAP): from 32 MiB if
+ * the arena's probe timed a fresh huge page cheaper than 2 MiB of small
+ * pages, else not before 1 GiB. */
 #include "internal.h"
 #include "unit_check.h"
 
@@ -49,6 +51,7 @@ static const char *advice_name(enum advice a) {
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "default";
   bool from_start = strcmp(mode, "from_start") == 0, off = strcmp(mode, "off") == 0;
+  bool probed = strcmp(mode, "probed") == 0;
   GC_INIT();
   char *small = GC_MALLOC(64);
   REQUIRE(small != NULL, "GC_MALLOC(64) failed");
@@ -67,6 +70,14 @@ int main(int argc, char **argv) {
   REQUIRE(arena_committed_bytes() >= ((size_t)32 << 20), "committed only %zu bytes",
           arena_committed_bytes());
   enum advice want_big = off ? ADVICE_SMALL : ADVICE_HUGE;
+  uint64_t small_ns, huge_ns;
+  bool probe_ran = arena_first_touch_probe(&small_ns, &huge_ns);
+  EXPECT(probe_ran == probed, "%s: the huge-page probe %s", mode, probe_ran ? "ran" : "did not run");
+  if (probed) {
+    printf("first touch of 2 MiB: %.3f ms in small pages, %.3f ms in a huge page (0: none given)\n",
+           small_ns / 1e6, huge_ns / 1e6);
+    want_big = huge_ns && huge_ns < small_ns ? ADVICE_HUGE : ADVICE_SMALL;
+  }
   enum advice early = advice_at(small), late = advice_at(big[BIG_OBJECTS - 1]);
   EXPECT(early == want_big, "%s: the first chunk has %s with %zu bytes committed, expected %s",
          mode, advice_name(early), arena_committed_bytes(), advice_name(want_big));
