@@ -79,8 +79,9 @@ static bool huge_pages_on;
 /* Hosts differ in what a fresh page costs (docs/BENCHMARKS.md, session
    27): where the hypervisor keeps shadow page tables, each small page's
    first touch costs ~11 us (5.6 ms per 2 MiB chunk), a fresh huge page
-   0.1-3.7 ms, and huge pages from 16 MiB took the client suite's time
-   from 1.00 to 0.93 x that of small pages up to 1 GiB. So without
+   0.1-3.7 ms, and huge pages from 32 MiB took the client suite's time
+   to 0.96 x that of small pages up to 1 GiB (from 16 MiB: 0.93 x, but
+   ecl-weak, whose heap hovers near 16 MiB, 1.16 x the RSS). So without
    BIBOP_THP_MIN_HEAP, when the committed heap first reaches
    HUGE_PAGES_PROBE_HEAP (small programs keep small pages: their chunks are
    not full), the first touch of each kind is timed once on scratch memory
