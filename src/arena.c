@@ -523,6 +523,7 @@ static size_t decommit_free_chunks(bool (*take)(struct region_info *ri, size_t c
         run_len++;
       } else if (run_len) {
         os_decommit((void *)run_start, run_len * CHUNK_BYTES);
+        pt_discard_descriptors(run_start, run_len);
         released += run_len * CHUNK_BYTES;
         run_len = 0;
       }

@@ -343,6 +343,7 @@ BIBOP_INTERNAL struct block *pt_add_region(char *base);  /* returns descriptor a
    that failed): its slot is cleared and its descriptors unmapped. */
 BIBOP_INTERNAL void pt_remove_region(char *base);
 BIBOP_INTERNAL void pt_drop_descriptors(struct block *first, size_t n);
+BIBOP_INTERNAL void pt_discard_descriptors(uintptr_t start, size_t nchunks);
 /* The slot of the heap region at base reads shared (another region's
    array, of tails of one large object covering both) until reclaimed. */
 BIBOP_INTERNAL void pt_lend_region(uintptr_t base, struct block *shared);
