@@ -60,6 +60,9 @@
 #   BIBOP_ENV="BIBOP_GENERATIONAL=1". The collections column then counts
 #   bibop's minor collections in parentheses on both sides, and the targets
 #   are issue #17's: no workload, nor the mean, above 1.05 x the base.
+#   BASELINE_BUILD=DIR makes the first side bibop as built in DIR (its
+#   lib/libgc.so.1), e.g. the last commit's build against a change's;
+#   BASELINE_ENV applies to it too.
 # Needs guile-3.0 (+ guild from guile-3.0-dev), ecl, gcc, nix-bin, neko,
 # lilypond, macaulay2, crystal (for "more"),
 # asymptote, w3m, /usr/bin/time, awk, coreutils (scripts/install-deps.sh).
@@ -177,15 +180,24 @@ prepare() {
   esac
 }
 
-# The first side: stock libgc1, or bibop under BASELINE_ENV.
+# The first side: stock libgc1, or bibop under BASELINE_ENV (as built in
+# BASELINE_BUILD, or in BUILD_DIR).
 base_is_bibop=0
-[[ -n ${BASELINE_ENV:-} ]] && base_is_bibop=1
+[[ -n ${BASELINE_ENV:-} || -n ${BASELINE_BUILD:-} ]] && base_is_bibop=1
+base_libdir=$libdir
+if [[ -n ${BASELINE_BUILD:-} ]]; then
+  base_libdir=$(cd "$BASELINE_BUILD/lib" 2>/dev/null && pwd) || { echo "no $BASELINE_BUILD/lib" >&2; exit 2; }
+  [[ -e $base_libdir/libgc.so.1 ]] || { echo "no $base_libdir/libgc.so.1" >&2; exit 2; }
+fi
 base_label=libgc1
 ((base_is_bibop)) && base_label=base
 
-# The library a side loads: stock's, or bibop's for both with BASELINE_ENV.
+# The library a side loads: stock's, or bibop's for both with BASELINE_ENV or
+# BASELINE_BUILD.
 lib_of() {
-  if [[ $1 == bibop ]] || ((base_is_bibop)); then echo "$libdir/libgc.so.1"; else echo "$STOCK"; fi
+  if [[ $1 == bibop ]]; then echo "$libdir/libgc.so.1"
+  elif ((base_is_bibop)); then echo "$base_libdir/libgc.so.1"
+  else echo "$STOCK"; fi
 }
 
 # The environment of a side: only libgc.so.1 (or, with BASELINE_ENV, the
@@ -204,7 +216,7 @@ side_env() {
   echo "NIX_STORE_DIR=$work/nix/store"
   # Crystal: its cache of compiled objects in the run's own (empty) directory.
   echo "CRYSTAL_CACHE_DIR=$run_dir/crystal-cache"
-  [[ $(lib_of "$side") != "$STOCK" ]] && echo "LD_LIBRARY_PATH=$libdir"
+  [[ $(lib_of "$side") != "$STOCK" ]] && echo "LD_LIBRARY_PATH=$(dirname "$(lib_of "$side")")"
   if [[ $side == stock ]]; then for kv in ${BASELINE_ENV:-}; do echo "$kv"; done; fi
   # BIBOP_ENV: settings for bibop's runs only, e.g. BIBOP_ENV="BIBOP_GENERATIONAL=1"
   # (runs start from an empty environment: nothing else reaches them).
@@ -382,7 +394,7 @@ cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC'); machine: ${cpu:-unknown CPU}, $(nproc) cores, $(uname -sr);"
 echo "load average (1/5/15 min) before: $load_before, after: $load_after; $rounds alternating rounds; $elapsed s."
 echo
-((base_is_bibop)) && echo "base: bibop with ${BASELINE_ENV}; bibop: with ${BIBOP_ENV:-no setting}; GCs: all (minor)."
+((base_is_bibop)) && echo "base: bibop${BASELINE_BUILD:+ built in $BASELINE_BUILD} with ${BASELINE_ENV:-no setting}; bibop: built in $build with ${BIBOP_ENV:-no setting}; GCs: all (minor)."
 ((base_is_bibop)) && echo
 b=$base_label
 echo "| workload | $b best time (s) | bibop best time (s) | time ratio | $b CPU (s) | bibop CPU (s) | CPU ratio | $b peak RSS (MiB) | bibop peak RSS (MiB) | RSS ratio | GCs $b / bibop | total pause (ms) $b / bibop | max pause (ms) $b / bibop | output | targets |"

@@ -133,6 +133,8 @@ static bool huge_pages_cheaper(void) {
   return cheaper;
 }
 
+bool arena_huge_pages_on(void) { return huge_pages_on; }
+
 bool arena_first_touch_probe(uint64_t *small_ns, uint64_t *huge_ns) {
   *small_ns = first_touch_small_ns;
   *huge_ns = first_touch_huge_ns;

@@ -179,6 +179,8 @@ struct block {
       struct block *prev;                   /* in a free-run bucket */
       uint32_t freed_at;                    /* gc_no when it last grew */
       uint32_t discarded;                   /* its pages were given back whole */
+      uint32_t fresh_from;                  /* small space: its blocks from this index
+                                               in the chunk on were never touched */
     } run;
   } u;
   struct block *head;  /* LARGE_TAIL: the head; FREE, last block of a run: run head;
@@ -417,6 +419,7 @@ BIBOP_INTERNAL uint64_t os_first_touch_ns(bool huge);   /* 2 MiB fresh, small or
 BIBOP_INTERNAL size_t os_commit_limit(void);   /* largest commit the system could back */
 BIBOP_INTERNAL void os_decommit(void *p, size_t bytes);
 BIBOP_INTERNAL void os_discard(void *p, size_t bytes);   /* contents to zero, stays mapped */
+BIBOP_INTERNAL void os_populate(void *p, size_t bytes);  /* fault the range in, writable */
 BIBOP_INTERNAL void os_unmap(void *p, size_t bytes);
 BIBOP_INTERNAL uint64_t os_now_ns(void);
 BIBOP_INTERNAL unsigned os_cpus_usable(void);   /* affinity mask, cgroup CPU quota */
@@ -506,6 +509,8 @@ BIBOP_INTERNAL size_t arena_committed_bytes(void);
 /* What the huge-page probe found (ns for 2 MiB in small pages, in a huge
    page; 0: not run, or no huge page given); false if it has not run. */
 BIBOP_INTERNAL bool arena_first_touch_probe(uint64_t *small_ns, uint64_t *huge_ns);
+/* Chunks are committed with huge pages from now on (and were before). */
+BIBOP_INTERNAL bool arena_huge_pages_on(void);
 /* heap.c gave back (or touches again) the pages of a free run inside a
    committed chunk: they move to the unmapped count (or back). */
 BIBOP_INTERNAL void arena_note_discarded(size_t bytes);

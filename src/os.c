@@ -136,6 +136,17 @@ void os_discard(void *p, size_t bytes) {
   (void)madvise(p, bytes, MADV_DONTNEED);
 }
 
+/* MADV_POPULATE_WRITE (Linux 5.14; bookworm's headers have it, spelled
+   here for older ones): the pages of the range are faulted in writable by
+   one call. Off for good after a kernel refuses it. */
+#define ADVICE_POPULATE_WRITE 23
+static bool populate_refused;
+
+void os_populate(void *p, size_t bytes) {
+  if (populate_refused) return;
+  if (madvise(p, bytes, ADVICE_POPULATE_WRITE) != 0 && errno == EINVAL) populate_refused = true;
+}
+
 void os_unmap(void *p, size_t bytes) {
   munmap(p, bytes);
 }
