@@ -365,7 +365,7 @@ static void for_each_cursor(void (*fn)(struct cursor *c, void *ctx), void *ctx) 
   }
   for (int k = 0; k < CACHED_KINDS; k++)
     for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) fn(&gc.shared_cache.c[k][g], ctx);
-  for (unsigned k = 0; k < MAX_KINDS; k++)
+  for (unsigned k = 0; k < gc.n_kinds; k++)
     for (unsigned g = 1; g <= MAX_SMALL_GRANULES; g++) fn(&gc.locked_cursors[k][g], ctx);
 }
 

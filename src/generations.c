@@ -693,6 +693,9 @@ void gen_protect_old_written(bool minor) {
 static unsigned age1_measured_ago = PROMOTE_MEMORY + 1;   /* collections */
 static bool age1_survive;
 static unsigned age1_survival_pct;   /* of the bytes, when measured */
+/* Of the bytes of age 0 the last minor collection found, the share that
+   survived it (0 after a major, or over fewer than PROMOTE_MIN_BYTES). */
+static unsigned age0_survival_pct;
 
 static bool survived_mostly(size_t young, size_t surviving) {
   return surviving >= young / 100 * PROMOTE_SURVIVAL_PERCENT;
@@ -725,6 +728,8 @@ void gen_choose_promotion(bool minor) {
   } else if (age1_measured_ago <= PROMOTE_MEMORY) {
     age1_measured_ago++;
   }
+  age0_survival_pct = minor && young[0] >= PROMOTE_MIN_BYTES
+                          ? (unsigned)(surviving[0] / (young[0] / 100)) : 0;
   gc.promote_survivors = (young[0] && survived_mostly(young[0], surviving[0])) ||
                          (age1_survive && age1_measured_ago < PROMOTE_MEMORY);
   if (gc.print_stats)
@@ -763,10 +768,19 @@ void gen_choose_promotion(bool minor) {
    (same invocation, CPU): guile-list 11 such majors while its heap was
    small, 1.48 s against 1.52 s before (its first period no longer falls
    back on a price set by the empty initial major) and 1.59 s full-only.
+   Except while a program builds its data: when the last major found at
+   least BUILDING_PERCENT of the old generation's growth live and the last
+   minor saw as large a share of its young bytes survive, the measured
+   share stands on small heaps too. GCBench's long-lived tree, built on a
+   heap of 64 KiB to 16 MiB, had a major before each of its growth steps:
+   nine majors that found nothing dead. 45 collections against 39 (full-only
+   mode: 35), their total pause 38-41 ms against 34-35 (6 alternating
+   runs); neko-mt and neko-st (whose young objects die) unchanged.
    bdwgc's generational mode collects in full when the heap in use has
    grown by a collection's allocation since the last full one, and when it
    would otherwise expand the heap. */
 #define SURVIVAL_MIN_BYTES ((size_t)256 << 10)   /* fewer made old: no measurement */
+#define BUILDING_PERCENT 90
 #define SMALL_HEAP_BYTES ((size_t)32 << 20)
 static size_t live_after_major[2], live_after_last[2];   /* pointerful, pointer-free */
 static unsigned old_survival_pct;   /* 0 until a major has measured */
@@ -795,7 +809,9 @@ static void measure_old_survival(void) {
    steadily: the last major's figure alone let the budget grow by a step
    for old garbage at that turn. */
 static unsigned old_survival_estimate(void) {
-  if (gc.heap_budget <= SMALL_HEAP_BYTES) return 0;
+  if (gc.heap_budget <= SMALL_HEAP_BYTES)
+    return old_survival_pct >= BUILDING_PERCENT && age0_survival_pct >= BUILDING_PERCENT
+           ? old_survival_pct : 0;
   unsigned pct = old_survival_pct;
   if (age1_measured_ago < PROMOTE_MEMORY && age1_survival_pct < pct) pct = age1_survival_pct;
   return pct;
