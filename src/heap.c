@@ -307,9 +307,9 @@ static struct block *take_free_run(enum heap_space space, size_t n, bool populat
       bool discarded = h->u.run.discarded;
       if (discarded) arena_note_recommitted(n * BLOCK_BYTES);
       uint32_t fresh_from = h->u.run.fresh_from;
-      *zeroed = discarded || block_index_in_chunk(h) >= fresh_from;
-      if (space == SPACE_SMALL)
-        fresh_from = populate_taken(h, n, block_index_in_chunk(h) + have, fresh_from, populate);
+      size_t index = block_index_in_chunk(h);
+      *zeroed = discarded || index >= fresh_from;
+      if (space == SPACE_SMALL) fresh_from = populate_taken(h, n, index + have, fresh_from, populate);
       struct block *last = h + have - 1;
       last->state = BLOCK_UNUSED;
       last->head = NULL;
